@@ -1,0 +1,130 @@
+"""The core domain: spaces hold pages, pages keep every revision.
+
+Who may read or edit what is decided in ``handbook/permissions.py`` only.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from handbook.permissions import PageQuerySet, SpaceQuerySet
+
+LANGUAGES = [("en", "English"), ("fr", "Français")]
+
+# Postgres text search configuration for each page language; anything else
+# falls back to "simple" (no stemming, no stop-words) rather than guessing.
+TEXT_SEARCH_CONFIGS = {"en": "english", "fr": "french"}
+
+
+def text_search_config(language: str) -> str:
+    return TEXT_SEARCH_CONFIGS.get((language or "")[:2], "simple")
+
+
+class Space(models.Model):
+    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    viewer_groups = models.ManyToManyField(Group, blank=True, related_name="viewable_spaces")
+    editor_groups = models.ManyToManyField(Group, blank=True, related_name="editable_spaces")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = SpaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("space_detail", kwargs={"space_slug": self.slug})
+
+
+def _new_ref() -> str:
+    return f"page:{uuid.uuid4().hex}"
+
+
+class Page(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        PUBLISHED = "published", _("Published")
+
+    space = models.ForeignKey(Space, on_delete=models.PROTECT, related_name="pages")
+    ref = models.CharField(max_length=500, unique=True, default=_new_ref, help_text="Stable external reference.")
+    title = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=200, allow_unicode=False)
+    language = models.CharField(max_length=8, choices=LANGUAGES, default="en")
+    body = models.TextField(blank=True, help_text="Markdown of the published revision.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    published_revision = models.ForeignKey(
+        "Revision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    restricted_to_groups = models.ManyToManyField(
+        Group,
+        blank=True,
+        related_name="restricted_pages",
+        help_text="When set, only members of these groups (among the space's readers) may read the page.",
+    )
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    last_editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PageQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["title"]
+        constraints = [models.UniqueConstraint(fields=["space", "slug"], name="page_unique_slug_in_space")]
+        indexes = [models.Index(fields=["status", "deleted_at"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("page_detail", kwargs={"space_slug": self.space.slug, "page_slug": self.slug})
+
+    @property
+    def text_search_config(self) -> str:
+        return text_search_config(self.language)
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == self.Status.PUBLISHED and self.published_revision_id is not None
+
+
+class Revision(models.Model):
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=300)
+    body = models.TextField(blank=True)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    note = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["page", "-number"]
+        constraints = [models.UniqueConstraint(fields=["page", "number"], name="revision_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.page.title} r{self.number}"
+
+
+class SlugRedirect(models.Model):
+    """An old address of a renamed or moved page, so links keep working."""
+
+    space_slug = models.CharField(max_length=100)
+    page_slug = models.CharField(max_length=200)
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="old_slugs")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["space_slug", "page_slug"], name="redirect_unique_path")]

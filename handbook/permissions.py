@@ -1,0 +1,142 @@
+"""The one place that says who may read or edit what.
+
+Reading a page needs all of:
+- the page is published and not deleted;
+- the user is active and in a viewer or editor group of the page's space;
+- if the page is restricted to groups, the user is in one of them.
+Superusers read everything that is published and not deleted.
+
+Everything is expressed as SQL (``EXISTS`` subqueries), so callers filter
+before ranking and ``LIMIT``, never by dropping rows in Python afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    from handbook.models import Page, Space
+
+    AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def user_group_ids(user: Any) -> list[int]:
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return []
+    # Read fresh every time: a revoked membership must take effect on the next request.
+    return list(user.groups.values_list("id", flat=True))
+
+
+def _space_member_q(group_ids: list[int], space_field: str = "") -> Q:
+    from handbook.models import Space
+
+    prefix = f"{space_field}__" if space_field else ""
+    through_viewers = Space.viewer_groups.through
+    through_editors = Space.editor_groups.through
+    space_ref = OuterRef(f"{prefix}id" if prefix else "id")
+    return Q(Exists(through_viewers.objects.filter(space_id=space_ref, group_id__in=group_ids))) | Q(
+        Exists(through_editors.objects.filter(space_id=space_ref, group_id__in=group_ids))
+    )
+
+
+class SpaceQuerySet(models.QuerySet["Space"]):
+    def visible_to(self, user: Any) -> SpaceQuerySet:
+        if not getattr(user, "is_authenticated", False) or not user.is_active:
+            return self.none()
+        if user.is_superuser:
+            return self.all()
+        return self.filter(_space_member_q(user_group_ids(user)))
+
+    def editable_by(self, user: Any) -> SpaceQuerySet:
+        if not getattr(user, "is_authenticated", False) or not user.is_active:
+            return self.none()
+        if user.is_superuser:
+            return self.all()
+        from handbook.models import Space
+
+        through = Space.editor_groups.through
+        group_ids = user_group_ids(user)
+        return self.filter(Exists(through.objects.filter(space_id=OuterRef("id"), group_id__in=group_ids)))
+
+
+class PageQuerySet(models.QuerySet["Page"]):
+    def alive(self) -> PageQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
+    def published(self) -> PageQuerySet:
+        return self.alive().filter(status="published", published_revision__isnull=False)
+
+    def visible_to(self, user: Any) -> PageQuerySet:
+        """Pages the user may read: the filter every read path starts from."""
+        if not getattr(user, "is_authenticated", False) or not user.is_active:
+            return self.none()
+        if user.is_superuser:
+            return self.published()
+        return self.published().filter(readable_by_groups_q(user_group_ids(user)))
+
+    def editable_by(self, user: Any) -> PageQuerySet:
+        """Pages (drafts included) the user may edit: editors of the space."""
+        from handbook.models import Space
+
+        if not getattr(user, "is_authenticated", False) or not user.is_active:
+            return self.none()
+        if user.is_superuser:
+            return self.alive()
+        through = Space.editor_groups.through
+        group_ids = user_group_ids(user)
+        return self.alive().filter(
+            Exists(through.objects.filter(space_id=OuterRef("space_id"), group_id__in=group_ids)),
+            _restriction_q(group_ids),
+        )
+
+
+def _restriction_q(group_ids: list[int]) -> Q:
+    from handbook.models import Page
+
+    through = Page.restricted_to_groups.through
+    restricted = through.objects.filter(page_id=OuterRef("id"))
+    return ~Q(Exists(restricted)) | Q(Exists(restricted.filter(group_id__in=group_ids)))
+
+
+def readable_by_groups_q(group_ids: list[int]) -> Q:
+    """Space membership (viewer or editor) and, for restricted pages, a matching group."""
+    return _space_member_q(group_ids, "space") & _restriction_q(group_ids)
+
+
+def visible_page_ids_sql(user: Any) -> tuple[str, tuple[Any, ...]]:
+    """``SELECT id FROM page WHERE <visible>`` as SQL + params, for raw retrieval queries."""
+    from handbook.models import Page
+
+    query = Page.objects.visible_to(user).values("id").query
+    sql, params = query.sql_with_params()
+    return sql, tuple(params)
+
+
+def can_read(user: Any, page: Page) -> bool:
+    from handbook.models import Page
+
+    return Page.objects.visible_to(user).filter(pk=page.pk).exists()
+
+
+def can_edit(user: Any, page: Page) -> bool:
+    from handbook.models import Page
+
+    return Page.objects.editable_by(user).filter(pk=page.pk).exists()
+
+
+def can_edit_space(user: Any, space: Space) -> bool:
+    from handbook.models import Space
+
+    return Space.objects.editable_by(user).filter(pk=space.pk).exists()
+
+
+def can_admin_space(user: Any, space: Space) -> bool:
+    """Space admins manage groups and restrictions: superusers and space editors who are staff."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    return bool(user.is_superuser or (user.is_staff and can_edit_space(user, space)))

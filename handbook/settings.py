@@ -115,6 +115,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBIL
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "sweep-index": {"task": "search.tasks.sweep_index", "schedule": env_int("SWEEP_INTERVAL_S", 300, minimum=10)},
+    "worker-heartbeat": {"task": "search.tasks.worker_heartbeat", "schedule": 30.0},
 }
 
 # --- Embeddings and LLM ------------------------------------------------------

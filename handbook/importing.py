@@ -1,0 +1,134 @@
+"""Import pages from JSONL: one ``{"id", "title", "body", "lang"}`` object per line.
+
+Idempotent: a known ``id`` (``Page.ref``) updates its page, and a new revision
+is written only when the title or body changed. A bad line is reported with its
+number and skipped; the others still import.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import Group
+from django.db import transaction
+
+from handbook.models import LANGUAGES, Page, Space
+from handbook.services import page_create, page_save
+
+REQUIRED_FIELDS = ("id", "title", "body", "lang")
+MAX_LINE_BYTES = 5_000_000
+KNOWN_LANGUAGES = {code for code, _name in LANGUAGES}
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    errors: list[tuple[int, str]] = field(default_factory=list)
+    page_ids: list[int] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.created + self.updated + self.unchanged
+
+
+class LineError(ValueError):
+    pass
+
+
+def parse_line(raw: bytes) -> dict[str, Any]:
+    if len(raw) > MAX_LINE_BYTES:
+        raise LineError(f"line is larger than {MAX_LINE_BYTES // 1_000_000} MB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LineError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    try:
+        item = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LineError(f"bad JSON: {exc.msg} (column {exc.colno})") from exc
+    if not isinstance(item, dict):
+        raise LineError("expected a JSON object")
+    missing = [name for name in REQUIRED_FIELDS if name not in item]
+    if missing:
+        raise LineError(f"missing field(s): {', '.join(missing)}")
+    for name in REQUIRED_FIELDS:
+        if not isinstance(item[name], str):
+            raise LineError(f"field {name!r} must be a string")
+    if not item["id"].strip():
+        raise LineError("field 'id' is empty")
+    if not item["title"].strip():
+        raise LineError("field 'title' is empty")
+    if len(item["id"]) > 500:
+        raise LineError("field 'id' is longer than 500 characters")
+    if "\x00" in item["body"] or "\x00" in item["title"]:
+        raise LineError("text contains NUL characters")
+    lang = item["lang"].strip().lower()[:2]
+    item["lang"] = lang if lang in KNOWN_LANGUAGES else "en"
+    item["title"] = item["title"].strip()[:300]
+    restricted = item.get("restricted_to", [])
+    if not isinstance(restricted, list) or not all(isinstance(g, str) for g in restricted):
+        raise LineError("field 'restricted_to' must be a list of group names")
+    return item
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            raw = raw.strip()
+            if raw:
+                yield number, raw
+
+
+def import_item(item: dict[str, Any], space: Space, report: ImportReport, author: Any = None) -> None:
+    restricted = [Group.objects.get_or_create(name=name)[0] for name in item.get("restricted_to", [])]
+    with transaction.atomic():
+        page = Page.objects.filter(ref=item["id"]).first()
+        if page is None:
+            page = page_create(
+                space=space,
+                title=item["title"],
+                body=item["body"],
+                language=item["lang"],
+                ref=item["id"],
+                author=author,
+                restricted_to=restricted,
+            )
+            report.created += 1
+        else:
+            if page.language != item["lang"]:
+                page.language = item["lang"]
+                page.save(update_fields=["language", "updated_at"])
+            result = page_save(page=page, title=item["title"], body=item["body"], author=author)
+            if restricted:
+                page.restricted_to_groups.set(restricted)
+            if result.revision is None:
+                report.unchanged += 1
+            else:
+                report.updated += 1
+    report.page_ids.append(page.pk)
+
+
+def corpus_import(
+    path: Path,
+    *,
+    space: Space,
+    author: Any = None,
+    on_line: Callable[[], None] | None = None,
+) -> ImportReport:
+    report = ImportReport()
+    for number, raw in read_lines(path):
+        try:
+            item = parse_line(raw)
+            import_item(item, space, report, author)
+        except LineError as exc:
+            report.errors.append((number, str(exc)))
+        finally:
+            if on_line is not None:
+                on_line()
+    return report

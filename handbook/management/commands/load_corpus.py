@@ -1,0 +1,74 @@
+"""python manage.py load_corpus FILE.jsonl --space SLUG [--space-title T] [--viewer-group G]… [--editor-group G]… [--wait]"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from handbook.importing import corpus_import
+from handbook.models import Page
+from handbook.services import space_create
+
+
+class Command(BaseCommand):
+    help = "Import pages from a JSONL file (one {id, title, body, lang} object per line) into a space."
+
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--space", required=True, help="slug of the space (created if missing)")
+        parser.add_argument("--space-title", default=None)
+        parser.add_argument("--viewer-group", action="append", default=[], help="group that may read the space")
+        parser.add_argument("--editor-group", action="append", default=[], help="group that may edit the space")
+        parser.add_argument("--wait", action="store_true", help="return once every page is indexed and summarised")
+        parser.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
+
+    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+        path: Path = options["file"]
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        viewers = [Group.objects.get_or_create(name=name)[0] for name in options["viewer_group"]]
+        editors = [Group.objects.get_or_create(name=name)[0] for name in options["editor_group"]]
+        slug = options["space"]
+        space = space_create(
+            slug=slug, title=options["space_title"] or slug.replace("-", " ").title(),
+            viewer_groups=viewers, editor_groups=editors,
+        )
+        with open(path, "rb") as handle:
+            lines = sum(1 for line in handle if line.strip())
+        with tqdm(total=lines, desc="import", unit="page", disable=options["verbosity"] == 0) as bar:
+            report = corpus_import(path, space=space, on_line=lambda: bar.update(1))
+        for number, message in report.errors:
+            self.stderr.write(f"{path}:{number}: skipped: {message}")
+        self.stdout.write(
+            f"{report.created} created, {report.updated} updated, {report.unchanged} unchanged, "
+            f"{len(report.errors)} bad line(s) skipped"
+        )
+        if options["wait"]:
+            wait_for_index(self, report.page_ids, timeout=options["timeout"], quiet=options["verbosity"] == 0)
+
+
+def wait_for_index(command: BaseCommand, page_ids: list[int], *, timeout: float, quiet: bool) -> None:
+    """Wait for workers to index and summarise; with no worker running, do it here."""
+    from search.indexing import pages_needing_index
+    from search.services import index_pages_inline, wait_until_indexed, workers_available
+
+    if not page_ids:
+        return
+    if workers_available():
+        with tqdm(total=len(page_ids), desc="index", unit="page", disable=quiet) as bar:
+            left = wait_until_indexed(page_ids, timeout=timeout, progress=bar)
+        if left:
+            raise CommandError(f"{len(left)} page(s) still not indexed after {timeout:.0f}s (ids {left[:10]}…)")
+    else:
+        from summaries.selectors import pages_without_current_summary
+
+        todo_ids = set(pages_needing_index().filter(id__in=page_ids).values_list("id", flat=True))
+        todo_ids |= set(pages_without_current_summary(Page.objects.filter(id__in=page_ids)))
+        pages = Page.objects.filter(id__in=todo_ids).order_by("id")
+        command.stdout.write(f"No worker is running: indexing {len(todo_ids)} page(s) in this process.")
+        with tqdm(total=len(todo_ids), desc="index", unit="page", disable=quiet) as bar:
+            index_pages_inline(pages, progress=bar)
+    command.stdout.write("All pages indexed.")

@@ -1,0 +1,190 @@
+"""Writes to the core domain. Every change that affects search enqueues a reindex after commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.text import slugify
+
+from handbook.models import Page, Revision, SlugRedirect, Space
+
+
+class EditConflict(Exception):
+    """The page changed since the editor opened it; nothing was saved."""
+
+    def __init__(self, page: Page, latest: Revision, yours_title: str, yours_body: str) -> None:
+        super().__init__(f"Page {page.pk} changed since revision you started from (now r{latest.number}).")
+        self.page, self.latest, self.yours_title, self.yours_body = page, latest, yours_title, yours_body
+
+
+def _reindex_after_commit(page: Page) -> None:
+    from search.services import index_enqueue_page
+
+    index_enqueue_page(page)
+
+
+def unique_slug(space: Space, title: str, *, exclude_pk: int | None = None) -> str:
+    base = slugify(title)[:180] or "page"
+    slug, n = base, 1
+    taken = Page.objects.filter(space=space)
+    if exclude_pk:
+        taken = taken.exclude(pk=exclude_pk)
+    while taken.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def space_create(*, slug: str, title: str, viewer_groups: list[Group] = (), editor_groups: list[Group] = ()) -> Space:  # type: ignore[assignment]
+    space, _created = Space.objects.get_or_create(slug=slug, defaults={"title": title})
+    if space.title != title:
+        space.title = title
+        space.save(update_fields=["title", "updated_at"])
+    space.viewer_groups.add(*viewer_groups)
+    space.editor_groups.add(*editor_groups)
+    return space
+
+
+def _next_number(page: Page) -> int:
+    return (page.revisions.aggregate(n=Max("number"))["n"] or 0) + 1
+
+
+@transaction.atomic
+def page_create(
+    *,
+    space: Space,
+    title: str,
+    body: str,
+    language: str = "en",
+    author: Any = None,
+    ref: str | None = None,
+    publish: bool = True,
+    restricted_to: list[Group] = (),  # type: ignore[assignment]
+) -> Page:
+    page = Page(space=space, title=title, slug=unique_slug(space, title), language=language, last_editor=author)
+    if ref:
+        page.ref = ref
+    page.save()
+    if restricted_to:
+        page.restricted_to_groups.set(restricted_to)
+    revision = Revision.objects.create(page=page, number=1, title=title, body=body, author=author)
+    if publish:
+        _publish(page, revision, author)
+    return page
+
+
+def _publish(page: Page, revision: Revision, author: Any) -> None:
+    page.title, page.body = revision.title, revision.body
+    page.published_revision = revision
+    page.status = Page.Status.PUBLISHED
+    page.last_editor = author
+    page.save()
+    _reindex_after_commit(page)
+
+
+@dataclass
+class SaveResult:
+    page: Page
+    revision: Revision | None  # None when nothing changed
+    published: bool
+
+
+@transaction.atomic
+def page_save(
+    *,
+    page: Page,
+    title: str,
+    body: str,
+    author: Any = None,
+    publish: bool = True,
+    base_number: int | None = None,
+    note: str = "",
+) -> SaveResult:
+    """Save a new revision (draft or published).
+
+    ``base_number`` is the revision the editor started from: if someone saved
+    a newer one in between, ``EditConflict`` is raised and nothing is written.
+    An unchanged title and body create no revision.
+    """
+    page = Page.objects.select_for_update().get(pk=page.pk)
+    latest = page.revisions.order_by("-number").first()
+    if base_number is not None and latest is not None and latest.number != base_number:
+        raise EditConflict(page, latest, title, body)
+    if latest is not None and latest.title == title and latest.body == body:
+        if publish and page.published_revision_id != latest.pk:
+            _publish(page, latest, author)
+            return SaveResult(page, latest, True)
+        return SaveResult(page, None, page.published_revision_id == latest.pk)
+    revision = Revision.objects.create(
+        page=page, number=_next_number(page), title=title, body=body, author=author, note=note[:300]
+    )
+    if publish:
+        _publish(page, revision, author)
+    else:
+        page.last_editor = author
+        page.save(update_fields=["last_editor", "updated_at"])
+    return SaveResult(page, revision, publish)
+
+
+@transaction.atomic
+def page_publish(*, page: Page, revision: Revision, author: Any = None) -> Page:
+    page = Page.objects.select_for_update().get(pk=page.pk)
+    if revision.page_id != page.pk:
+        raise ValueError("revision belongs to another page")
+    _publish(page, revision, author)
+    return page
+
+
+@transaction.atomic
+def page_restore(*, page: Page, revision: Revision, author: Any = None) -> Revision:
+    """Restoring copies an old revision into a new one: history only grows."""
+    result = page_save(
+        page=page, title=revision.title, body=revision.body, author=author, note=f"Restored r{revision.number}"
+    )
+    return result.revision or revision
+
+
+@transaction.atomic
+def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
+    page = Page.objects.select_for_update().get(pk=page.pk)
+    new_slug = unique_slug(page.space, title, exclude_pk=page.pk)
+    if new_slug != page.slug:
+        SlugRedirect.objects.update_or_create(
+            space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page}
+        )
+        page.slug = new_slug
+        page.save(update_fields=["slug", "updated_at"])
+    page_save(page=page, title=title, body=page.body, author=author, note="Renamed")
+    return page
+
+
+@transaction.atomic
+def page_move(*, page: Page, space: Space) -> Page:
+    page = Page.objects.select_for_update().get(pk=page.pk)
+    if page.space_id == space.pk:
+        return page
+    SlugRedirect.objects.update_or_create(space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page})
+    page.space = space
+    page.slug = unique_slug(space, page.title, exclude_pk=page.pk)
+    page.save()
+    _reindex_after_commit(page)  # visibility follows the page through SQL; keep the index state fresh too
+    return page
+
+
+@transaction.atomic
+def page_delete(*, page: Page) -> None:
+    Page.objects.filter(pk=page.pk).update(deleted_at=timezone.now())
+    page.refresh_from_db()
+    _reindex_after_commit(page)
+
+
+@transaction.atomic
+def page_undelete(*, page: Page) -> None:
+    Page.objects.filter(pk=page.pk).update(deleted_at=None)
+    page.refresh_from_db()
+    _reindex_after_commit(page)

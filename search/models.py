@@ -1,0 +1,65 @@
+"""The search index: one row per chunk of a page's published revision."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from pgvector.django import VectorField
+
+from handbook.models import Page, Revision
+
+
+class Chunk(models.Model):
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="chunks")
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    heading = models.CharField(max_length=1000, blank=True, help_text="Heading path, outermost first.")
+    anchor = models.CharField(max_length=300, blank=True, help_text="Id of the heading in the rendered page.")
+    text = models.TextField()
+    language = models.CharField(max_length=8, default="en")
+    content_hash = models.CharField(max_length=64)
+    search_vector = SearchVectorField(null=True)
+    # Dimensionless on purpose: a model change may bring another dimension.
+    # The HNSW index is an expression index per dimension (see migrations).
+    embedding = VectorField(null=True)
+    embedding_model = models.CharField(max_length=200, blank=True)
+    embedded_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["page", "ordinal"]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+            models.Index(fields=["page", "content_hash"], name="chunk_page_hash"),
+            models.Index(fields=["embedding_model"], name="chunk_embedding_model"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.page_id}#{self.ordinal} {self.heading}"
+
+
+class IndexState(models.Model):
+    """Where a page's index stands; the sweep heals anything not ``indexed``."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        INDEXED = "indexed", _("Indexed")
+        FAILED = "failed", _("Failed")
+
+    page = models.OneToOneField(Page, on_delete=models.CASCADE, related_name="index_state")
+    revision = models.ForeignKey(Revision, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    embedding_model = models.CharField(max_length=200, blank=True)
+    chunk_count = models.PositiveIntegerField(default=0)
+    embedded_count = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status"], name="indexstate_status")]
+
+    def __str__(self) -> str:
+        return f"{self.page_id}: {self.status}"

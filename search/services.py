@@ -1,0 +1,84 @@
+"""Write-side helpers for the index: enqueueing, sweeping, waiting."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from handbook.models import Page
+from search.indexing import page_reindex, pages_needing_index
+from search.models import IndexState
+
+logger = logging.getLogger(__name__)
+
+
+def index_enqueue_page(page: Page) -> None:
+    """Queue a reindex of the page's published revision once the transaction commits."""
+    from search.tasks import reindex_page
+
+    page_id, revision_id = page.pk, page.published_revision_id
+    IndexState.objects.update_or_create(page=page, defaults={"status": IndexState.Status.PENDING})
+    transaction.on_commit(lambda: reindex_page.delay(page_id, revision_id))
+
+
+def index_enqueue_pages(pages: QuerySet[Page]) -> int:
+    from search.tasks import reindex_page
+
+    count = 0
+    for page_id, revision_id in pages.values_list("id", "published_revision_id").iterator():
+        reindex_page.delay(page_id, revision_id)
+        count += 1
+    return count
+
+
+def index_sweep() -> int:
+    """Heal lost or failed tasks: enqueue every page whose index isn't current."""
+    count = index_enqueue_pages(pages_needing_index())
+    if count:
+        logger.info("sweep: re-enqueued %d pages", count)
+    return count
+
+
+def workers_available(timeout: float = 1.0) -> bool:
+    from handbook.celery import app
+
+    try:
+        return bool(app.control.ping(timeout=timeout))
+    except Exception:  # broker down: nobody will pick tasks up
+        return False
+
+
+def index_pages_inline(pages: Iterable[Page], progress=None) -> None:  # type: ignore[no-untyped-def]
+    """Index in this process (no worker running), summaries included."""
+    from summaries.services import summary_generate
+
+    for page in pages:
+        result = page_reindex(page_id=page.pk, revision_id=page.published_revision_id)
+        if result.status in ("indexed", "pending"):
+            summary_generate(page_id=page.pk, revision_id=page.published_revision_id)
+        if progress is not None:
+            progress.update(1)
+
+
+def wait_until_indexed(page_ids: list[int], *, timeout: float, progress=None, poll: float = 0.5) -> list[int]:  # type: ignore[no-untyped-def]
+    """Block until every page's index and summary are current; return the ids still not done."""
+    from summaries.selectors import pages_without_current_summary
+
+    deadline = time.monotonic() + timeout
+    remaining = set(page_ids)
+    done_before = 0
+    while remaining and time.monotonic() < deadline:
+        not_indexed = set(pages_needing_index().filter(id__in=remaining).values_list("id", flat=True))
+        unsummarised = set(pages_without_current_summary(Page.objects.filter(id__in=remaining)))
+        remaining = not_indexed | unsummarised
+        done = len(page_ids) - len(remaining)
+        if progress is not None and done > done_before:
+            progress.update(done - done_before)
+            done_before = done
+        if remaining:
+            time.sleep(poll)
+    return sorted(remaining)

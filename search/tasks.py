@@ -1,0 +1,63 @@
+"""Celery tasks: thin wrappers that take ids (JSON) and call services."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from search.embedders import EmbeddingError
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(EmbeddingError,),
+    retry_backoff=2,
+    retry_backoff_max=300,
+    retry_jitter=True,
+    max_retries=6,
+)
+def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
+    from search.indexing import page_reindex
+
+    result = page_reindex(page_id=page_id, revision_id=revision_id)
+    if result.status in ("indexed", "pending"):
+        from summaries.tasks import summarise_page
+
+        summarise_page.delay(page_id, revision_id)
+    return result.status
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def reindex_space(space_id: int) -> int:
+    from search.services import index_enqueue_pages
+    from handbook.models import Page
+
+    return index_enqueue_pages(Page.objects.published().filter(space_id=space_id))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def reindex_all() -> int:
+    from search.services import index_enqueue_pages
+    from handbook.models import Page
+
+    return index_enqueue_pages(Page.objects.published())
+
+
+@shared_task
+def sweep_index() -> int:
+    """Re-enqueue pages whose index is missing, stale, failed or of another model."""
+    from search.services import index_sweep
+
+    return index_sweep()
+
+
+@shared_task
+def worker_heartbeat() -> None:
+    from handbook.health import heartbeat_write
+
+    heartbeat_write()

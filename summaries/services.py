@@ -1,0 +1,82 @@
+"""Generate the summary of a page's published revision."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import IntegrityError, transaction
+
+from handbook.markdown import markdown_to_text
+from handbook.models import Page
+from summaries.extractive import summarise_extractive
+from summaries.models import Summary
+from summaries.selectors import source_hash, summary_method
+
+logger = logging.getLogger(__name__)
+
+
+def summary_generate(
+    *, page_id: int, revision_id: int | None, force: bool = False, retry_unavailable: bool = False
+) -> Summary | None:
+    """Idempotent: skips when a ready summary for the same source text and method exists.
+
+    Returns None when the page is gone, unpublished, or the revision is stale.
+    Provider errors are recorded and fall back to an extractive summary; the
+    LLM failure is kept on a ``failed`` row so admins can see why. With
+    ``retry_unavailable`` an unreachable provider is re-raised instead, so the
+    task can retry with backoff before falling back.
+    """
+    page = Page.objects.filter(pk=page_id).select_related("published_revision").first()
+    if page is None or not page.is_published or page.deleted_at is not None:
+        return None
+    if revision_id is not None and page.published_revision_id != revision_id:
+        return None  # a newer revision was published; its own task will summarise it
+    revision = page.published_revision
+    assert revision is not None
+    digest = source_hash(revision.title, revision.body)
+    method = summary_method()
+    existing = Summary.objects.filter(page=page, source_hash=digest, status=Summary.Status.READY).first()
+    if existing and not force:
+        return existing
+
+    text = markdown_to_text(revision.body)
+    if method == Summary.Method.LLM:
+        from search.llm import LLMError, LLMUnavailable
+        from summaries.generate import summarise_llm
+
+        try:
+            result = summarise_llm(title=revision.title, text=text)
+            return _store(page, revision, Summary.Method.LLM, result.text, result.key_points, digest)
+        except LLMUnavailable as exc:
+            _store_failure(page, revision, digest, str(exc))
+            if retry_unavailable:
+                raise
+            logger.warning("LLM unavailable for page %s summary, using extractive: %s", page_id, exc)
+        except LLMError as exc:
+            logger.warning("LLM summary of page %s failed: %s", page_id, exc)
+            _store_failure(page, revision, digest, str(exc))
+    extractive = summarise_extractive(text, language=page.language, title=revision.title)
+    return _store(page, revision, Summary.Method.EXTRACTIVE, extractive.text, extractive.key_points, digest)
+
+
+def _store(page, revision, method, text, key_points, digest):  # type: ignore[no-untyped-def]
+    from django.conf import settings
+
+    model = settings.LLM_MODEL if method == Summary.Method.LLM else ""
+    defaults = {"revision": revision, "text": text, "key_points": key_points, "model": model,
+                "status": Summary.Status.READY, "error": ""}
+    try:
+        with transaction.atomic():
+            summary, _created = Summary.objects.update_or_create(
+                page=page, source_hash=digest, method=method, defaults=defaults
+            )
+    except IntegrityError:  # a concurrent task wrote the same row first
+        summary = Summary.objects.get(page=page, source_hash=digest, method=method)
+    return summary
+
+
+def _store_failure(page, revision, digest, error):  # type: ignore[no-untyped-def]
+    Summary.objects.update_or_create(
+        page=page, source_hash=digest, method=Summary.Method.LLM,
+        defaults={"revision": revision, "status": Summary.Status.FAILED, "error": error[:2000], "text": ""},
+    )

@@ -1,0 +1,26 @@
+"""Celery: thin wrapper over ``summary_generate``."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from search.llm import LLMUnavailable
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(LLMUnavailable,),
+    retry_backoff=5,
+    retry_backoff_max=600,
+    retry_jitter=True,
+    max_retries=5,
+)
+def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
+    from summaries.services import summary_generate
+
+    # Retry an unreachable provider with backoff; on the last try fall back to extractive.
+    last_try = self.request.retries >= (self.max_retries or 0)
+    summary = summary_generate(page_id=page_id, revision_id=revision_id, retry_unavailable=not last_try)
+    return summary.status if summary else "skipped"

@@ -1,0 +1,203 @@
+"""Shared fixtures: users and groups, pages, a fake LLM server, a real Celery worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- Celery: eager unless a test asks for a real worker -------------------------
+
+
+@pytest.fixture(autouse=True)
+def _celery_eager() -> Iterator[None]:
+    """Tasks run inline by default (and only when a transaction commits).
+
+    Tests that prove behaviour of the real worker use the ``worker`` fixture,
+    which switches this off for their duration.
+    """
+    from handbook.celery import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager = True
+
+
+# --- People and content ---------------------------------------------------------
+
+
+@pytest.fixture
+def make_user(db: Any):  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import Group, User
+
+    def make(username: str, *groups: str, superuser: bool = False, staff: bool = False) -> User:
+        user = User.objects.create_user(username=username, password="pw-" + username, is_staff=staff or superuser,
+                                        is_superuser=superuser)
+        for name in groups:
+            user.groups.add(Group.objects.get_or_create(name=name)[0])
+        return user
+
+    return make
+
+
+@pytest.fixture
+def make_space(db: Any):  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import Group
+
+    from handbook.services import space_create
+
+    def make(slug: str, viewers: tuple[str, ...] = ("staff",), editors: tuple[str, ...] = ("editors",)):  # type: ignore[no-untyped-def]
+        return space_create(
+            slug=slug,
+            title=slug.title(),
+            viewer_groups=[Group.objects.get_or_create(name=g)[0] for g in viewers],
+            editor_groups=[Group.objects.get_or_create(name=g)[0] for g in editors],
+        )
+
+    return make
+
+
+@pytest.fixture
+def make_page(db: Any, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
+    """Create and publish a page; ``index=True`` runs the indexing task as a commit would."""
+    from django.contrib.auth.models import Group
+
+    from handbook.services import page_create
+
+    def make(space, title: str, body: str, *, language: str = "en", restricted_to: tuple[str, ...] = (),  # type: ignore[no-untyped-def]
+             index: bool = True, ref: str | None = None):
+        groups = [Group.objects.get_or_create(name=g)[0] for g in restricted_to]
+        with django_capture_on_commit_callbacks(execute=index):
+            page = page_create(space=space, title=title, body=body, language=language, restricted_to=groups,
+                               ref=ref)
+        page.refresh_from_db()
+        return page
+
+    return make
+
+
+@pytest.fixture
+def no_embeddings(settings):  # type: ignore[no-untyped-def]
+    settings.EMBEDDINGS_ENABLED = False
+
+
+# --- Fake LLM --------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_llm(settings):  # type: ignore[no-untyped-def]
+    from tests.fake_llm import FakeLLMServer
+
+    with FakeLLMServer() as fake:
+        settings.LLM_BASE_URL = fake.base_url
+        settings.LLM_MODEL = "fake-model"
+        settings.LLM_API_KEY = "test-key"
+        settings.LLM_TIMEOUT_S = 2.0
+        settings.LLM_MAX_RETRIES = 1
+        yield fake
+
+
+# --- A real Celery worker ---------------------------------------------------------
+
+
+def _database_url() -> str:
+    from django.db import connection
+
+    params = connection.settings_dict
+    host = params.get("HOST") or ""
+    user = params.get("USER") or ""
+    password = params.get("PASSWORD") or ""
+    port = params.get("PORT") or ""
+    if host.startswith("/"):
+        return f"postgresql://{user}:{password}@/{params['NAME']}?host={host}"
+    return f"postgresql://{user}:{password}@{host}:{port}/{params['NAME']}"
+
+
+class WorkerProcess:
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.env, self.log_path = env, log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        from handbook.celery import app
+
+        log = open(self.log_path, "ab")  # noqa: SIM115 - lives as long as the process
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "handbook", "worker", "--loglevel=INFO", "--concurrency=1",
+             "--pool=prefork", "--without-gossip", "--without-mingle", "-n", f"test-{os.getpid()}@%h"],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker exited early; see {self.log_path}")
+            if app.control.ping(timeout=0.5):
+                return
+        raise RuntimeError(f"worker did not answer within {timeout}s; see {self.log_path}")
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker (parent and pool children), like a crashed machine."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture(scope="session")
+def _worker_process(django_db_setup, django_db_blocker, tmp_path_factory):  # type: ignore[no-untyped-def]
+    from django.conf import settings
+
+    from handbook.celery import app
+
+    with django_db_blocker.unblock():
+        env = dict(os.environ)
+        env.update(
+            DATABASE_URL=_database_url(),
+            REDIS_URL=settings.REDIS_URL,
+            CELERY_TASK_ALWAYS_EAGER="false",
+            DJANGO_SETTINGS_MODULE="handbook.settings",
+        )
+        app.control.purge()
+        worker = WorkerProcess(env, tmp_path_factory.mktemp("worker") / "worker.log")
+        worker.start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def worker(_worker_process, transactional_db):  # type: ignore[no-untyped-def]
+    """A real worker process consuming from the real Redis; data must be committed."""
+    from handbook.celery import app
+
+    if _worker_process.process.poll() is not None:
+        _worker_process.start()
+    app.conf.task_always_eager = False
+    yield _worker_process
+    app.conf.task_always_eager = True
+
+
+def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()

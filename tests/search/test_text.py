@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -201,20 +200,6 @@ def test_detect_language_long_page() -> None:
     )
     assert detect_language(page) == "fr"
     assert detect_language("The VPN is required for remote work. " * 200) == "en"
-
-
-def test_detect_language_is_fast() -> None:
-    queries = ["annual leave", "expense report", "congés payés", "how do I reset my password", "VPN", "sick leave"]
-    detect_language("warm up the model")
-    timings = []
-    for _ in range(50):
-        for q in queries:
-            start = time.perf_counter()
-            detect_language(q)
-            timings.append(time.perf_counter() - start)
-    timings.sort()
-    p95 = timings[int(len(timings) * 0.95)]
-    assert p95 < 0.005  # target is 2 ms; leave headroom for slow CI machines
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,0 +1,36 @@
+# Handbook — two commands: `make run` and `make test`.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test install lint bench prove stop clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# Reinstall only when requirements.txt changes.
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	@bash scripts/run.sh
+
+test: install
+	@bash scripts/test.sh
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: install
+	@bash scripts/bench.sh
+
+stop:
+	$(BIN)/python -m handbook.embedded stop
+
+clean: stop
+	rm -rf var staticfiles

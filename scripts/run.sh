@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make run: migrate, load the demo, start a Celery worker and the web server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+PORT="${PORT:-8000}"
+export DEBUG="${DEBUG:-true}"
+
+started=$(date +%s.%N)
+$BIN/python manage.py migrate --noinput -v 0
+$BIN/python manage.py collectstatic --noinput -v 0
+
+mkdir -p var/log
+# Worker with an embedded beat (sweep + heartbeat). It loads the embedding model
+# lazily in its pool child, never in the parent that forks.
+$BIN/celery -A handbook worker -B --concurrency=1 --loglevel=INFO \
+  --schedule var/celerybeat-schedule >var/log/worker.log 2>&1 &
+WORKER=$!
+trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
+
+$BIN/python manage.py seed_demo
+echo "Ready in $(python3 -c "import time;print(round(time.time()-$started,1))") s."
+echo
+echo "  Handbook: http://127.0.0.1:${PORT}/"
+echo "  Logins (password = username + '-demo'):"
+echo "    admin  / admin-demo   superuser"
+echo "    alice  / alice-demo   staff, HR editor (sees HR confidential)"
+echo "    bob    / bob-demo     staff reader"
+echo "    chloe  / chloe-demo   staff, IT + security editor"
+echo "    david  / david-demo   staff, finance editor"
+echo "  Worker log: var/log/worker.log — stop services with 'make stop'."
+echo
+$BIN/gunicorn handbook.wsgi:application --bind "127.0.0.1:${PORT}" --workers 2 --threads 4 \
+  --timeout 120 --access-logfile -

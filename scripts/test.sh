@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# make test: the whole suite against a throw-away embedded Postgres and a real Redis.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+
+# Browser tests drive Debian's Chromium; install it when missing and we can.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing chromium for the browser tests…"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+      || echo "warning: could not install chromium; browser tests will fail" >&2
+  else
+    echo "warning: chromium is not installed (apt-get install chromium); browser tests will fail" >&2
+  fi
+fi
+
+DATA_DIR="$(mktemp -d "${TMPDIR:-/tmp}/handbook-test.XXXXXX")"
+export HANDBOOK_DATA_DIR="$DATA_DIR"
+unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
+cleanup() {
+  HANDBOOK_DATA_DIR="$DATA_DIR" $BIN/python -m handbook.embedded stop >/dev/null 2>&1 || true
+  rm -rf "$DATA_DIR"
+}
+trap cleanup EXIT
+
+started=$(date +%s)
+$BIN/python -m pytest "$@"
+echo "test suite: $(( $(date +%s) - started )) s"

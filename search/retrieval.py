@@ -1,0 +1,257 @@
+"""Hybrid retrieval: keyword leg + vector leg, fused by reciprocal rank fusion.
+
+One query path for everything (views, CLI, Ask). Both legs start from the
+pages the user may read, as SQL inside the same statement, so permission
+filtering happens before ranking and ``LIMIT``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection, transaction
+
+from handbook.permissions import visible_page_ids_sql
+from search.embedding_cache import query_embedding
+from search.embedders import get_embedder
+from search.query import ParsedQuery, parse_query, tsquery_text
+from search.text import detect_language
+
+logger = logging.getLogger(__name__)
+
+RRF_K = 60
+LEG_DEPTH = 100  # chunks each leg contributes to fusion
+KEYWORD_CANDIDATE_CAP = 3000  # OR matches ranked at most (ts_rank reads every row it ranks)
+EXACT_SCAN_MAX_CHUNKS = 20_000  # below this many visible chunks, exact search beats HNSW
+HNSW_DIMENSIONS = 384  # dimension covered by the HNSW expression index
+HNSW_EF_SEARCH = 100
+
+
+@dataclass
+class ChunkHit:
+    chunk_id: int
+    page_id: int
+    score: float = 0.0
+    keyword_rank: int | None = None
+    vector_rank: int | None = None
+    vector_distance: float | None = None
+
+
+@dataclass
+class PageHit:
+    page_id: int
+    score: float
+    chunks: list[ChunkHit]
+
+    @property
+    def best(self) -> ChunkHit:
+        return self.chunks[0]
+
+
+@dataclass
+class Retrieval:
+    query: ParsedQuery
+    pages: list[PageHit]  # all fused pages, best first
+    query_language: str
+    timings: dict[str, float] = field(default_factory=dict)
+    used_vectors: bool = False
+
+
+@dataclass
+class Filters:
+    space: str | None = None
+    language: str | None = None
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses, params = [], []
+        if self.space:
+            clauses.append("AND p.space_id IN (SELECT id FROM handbook_space WHERE slug = %s)")
+            params.append(self.space)
+        if self.language:
+            clauses.append("AND c.language = %s")
+            params.append(self.language)
+        return " ".join(clauses), params
+
+
+# --- keyword leg -----------------------------------------------------------------
+
+_KEYWORD_SQL = """
+WITH q AS (
+    SELECT to_tsquery('english', %(or)s) AS en_or, to_tsquery('french', %(or)s) AS fr_or,
+           to_tsquery('simple', %(or)s) AS simple_or
+),
+visible AS ({visible}),
+candidates AS (
+    SELECT c.id, c.page_id, c.language, c.search_vector
+    FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id, q
+    WHERE c.page_id IN (SELECT id FROM visible)
+      AND ((c.language = 'en' AND c.search_vector @@ q.en_or)
+        OR (c.language = 'fr' AND c.search_vector @@ q.fr_or)
+        OR (c.language NOT IN ('en', 'fr') AND c.search_vector @@ q.simple_or))
+      {filters}
+    LIMIT %(cap)s
+)
+SELECT c.id, c.page_id,
+       ts_rank(c.search_vector, CASE c.language WHEN 'en' THEN q.en_or WHEN 'fr' THEN q.fr_or
+                                ELSE q.simple_or END, 1) AS rank
+FROM candidates c, q
+ORDER BY rank DESC, c.id
+LIMIT %(depth)s
+"""
+
+
+def keyword_leg(parsed: ParsedQuery, visible_sql: str, visible_params: tuple[Any, ...], filters: Filters,
+                depth: int = LEG_DEPTH) -> list[ChunkHit]:
+    if parsed.is_empty:
+        return []
+    filter_sql, filter_params = filters.sql()
+    sql = _KEYWORD_SQL.format(visible=visible_sql.replace("%", "%%"), filters=filter_sql.replace("%s", "%%s"))
+    # Mixed named/positional params are not allowed: inline the positional ones as named.
+    named: dict[str, Any] = {"or": tsquery_text(parsed), "cap": KEYWORD_CANDIDATE_CAP, "depth": depth}
+    sql, named = _name_params(sql, list(visible_params) + filter_params, named)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, named)
+        rows = cursor.fetchall()
+    return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1) for i, r in enumerate(rows)]
+
+
+def _name_params(sql: str, positional: list[Any], named: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Turn the ``%s`` placeholders (escaped as ``%%s`` by format) into ``%(pN)s``."""
+    parts = sql.split("%%s")
+    if len(parts) - 1 != len(positional):
+        raise ValueError("placeholder count mismatch")
+    out = parts[0]
+    for i, part in enumerate(parts[1:]):
+        key = f"p{i}"
+        named[key] = positional[i]
+        out += f"%({key})s" + part
+    return out, named
+
+
+# --- vector leg ------------------------------------------------------------------
+
+
+def _visible_chunk_estimate(visible_sql: str, visible_params: tuple[Any, ...]) -> int:
+    """Visible chunks, estimated from page counts and the table's row estimate (cheap)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT count(*) FROM ({visible_sql}) v),"  # noqa: S608 - composed from our own SQL
+            " (SELECT count(*) FROM handbook_page WHERE status = 'published' AND deleted_at IS NULL),"
+            " (SELECT GREATEST(reltuples, 0) FROM pg_class WHERE relname = 'search_chunk')",
+            visible_params,
+        )
+        visible_pages, all_pages, chunk_rows = cursor.fetchone()
+    if not all_pages:
+        return 0
+    return int(chunk_rows * visible_pages / all_pages)
+
+
+def vector_leg(vector: list[float], model: str, visible_sql: str, visible_params: tuple[Any, ...],
+               filters: Filters, depth: int = LEG_DEPTH, exact: bool | None = None) -> list[ChunkHit]:
+    filter_sql, filter_params = filters.sql()
+    if exact is None:
+        exact = len(vector) != HNSW_DIMENSIONS or (
+            _visible_chunk_estimate(visible_sql, visible_params) <= EXACT_SCAN_MAX_CHUNKS
+        )
+    literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+    if exact:
+        # A MATERIALIZED CTE keeps the planner from walking HNSW and filtering
+        # afterwards: the visible rows are scanned and sorted exactly.
+        sql = f"""
+            WITH cand AS MATERIALIZED (
+                SELECT c.id, c.page_id, c.embedding FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id
+                WHERE c.page_id IN ({visible_sql}) AND c.embedding_model = %s AND c.embedding IS NOT NULL
+                {filter_sql}
+            )
+            SELECT id, page_id, embedding <=> %s::vector AS distance FROM cand ORDER BY distance, id LIMIT %s
+        """  # noqa: S608 - composed from our own SQL, values are parameters
+        params = [*visible_params, model, *filter_params, literal, depth]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+    else:
+        sql = f"""
+            SELECT id, page_id, distance FROM (
+                SELECT c.id, c.page_id, (c.embedding::vector({HNSW_DIMENSIONS})) <=> %s::vector({HNSW_DIMENSIONS})
+                       AS distance
+                FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id
+                WHERE vector_dims(c.embedding) = {HNSW_DIMENSIONS} AND c.embedding_model = %s
+                  AND c.page_id IN ({visible_sql}) {filter_sql}
+                ORDER BY distance LIMIT %s
+            ) hits ORDER BY distance, id
+        """  # noqa: S608
+        params = [literal, model, *visible_params, *filter_params, depth]
+        with transaction.atomic(), connection.cursor() as cursor:
+            # pgvector 0.8 iterative scans keep walking the graph until LIMIT rows pass the filter.
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cursor.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+    return [ChunkHit(chunk_id=r[0], page_id=r[1], vector_rank=i + 1, vector_distance=float(r[2]))
+            for i, r in enumerate(rows)]
+
+
+# --- fusion ----------------------------------------------------------------------
+
+
+def fuse(keyword: list[ChunkHit], vector: list[ChunkHit], k: int = RRF_K) -> list[PageHit]:
+    """Reciprocal rank fusion over chunks; a page scores as its best chunk."""
+    merged: dict[int, ChunkHit] = {}
+    for hit in keyword:
+        merged[hit.chunk_id] = ChunkHit(hit.chunk_id, hit.page_id, keyword_rank=hit.keyword_rank)
+    for hit in vector:
+        entry = merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id))
+        entry.vector_rank, entry.vector_distance = hit.vector_rank, hit.vector_distance
+    for hit in merged.values():
+        hit.score = sum(1.0 / (k + rank) for rank in (hit.keyword_rank, hit.vector_rank) if rank is not None)
+    by_page: dict[int, list[ChunkHit]] = {}
+    for hit in sorted(merged.values(), key=lambda h: (-h.score, h.chunk_id)):
+        by_page.setdefault(hit.page_id, []).append(hit)
+    pages = [PageHit(page_id=pid, score=hits[0].score, chunks=hits) for pid, hits in by_page.items()]
+    pages.sort(key=lambda p: (-p.score, p.page_id))
+    return pages
+
+
+def retrieve(text: str, user: Any, *, filters: Filters | None = None, use_vectors: bool = True,
+             use_keywords: bool = True, depth: int = LEG_DEPTH) -> Retrieval:
+    """The one query path: parse, run both legs over visible pages, fuse."""
+    filters = filters or Filters()
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    parsed = parse_query(text)
+    query_language = detect_language(parsed.raw) if parsed.raw else "en"
+    timings["parse"] = time.perf_counter() - started
+    if parsed.is_empty:
+        return Retrieval(parsed, [], query_language, timings)
+    visible_sql, visible_params = visible_page_ids_sql(user)
+
+    keyword: list[ChunkHit] = []
+    if use_keywords:
+        t = time.perf_counter()
+        keyword = keyword_leg(parsed, visible_sql, visible_params, filters, depth)
+        timings["keyword"] = time.perf_counter() - t
+
+    vector: list[ChunkHit] = []
+    embedder = get_embedder() if use_vectors else None
+    # Phrases and exclusions are exact-match requests: meaning-based hits would ignore them.
+    if embedder is not None and not parsed.phrases and not parsed.excluded:
+        t = time.perf_counter()
+        try:
+            embedding = query_embedding(parsed.raw, embedder)
+        except Exception as exc:  # provider down: keyword results still answer
+            logger.warning("query embedding failed, keyword results only: %s", exc)
+            embedding = None
+        timings["embed"] = time.perf_counter() - t
+        if embedding is not None:
+            t = time.perf_counter()
+            vector = vector_leg(embedding, embedder.model_name, visible_sql, visible_params, filters, depth)
+            timings["vector"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    pages = fuse(keyword, vector)
+    timings["fusion"] = time.perf_counter() - t
+    timings["total"] = time.perf_counter() - started
+    return Retrieval(parsed, pages, query_language, timings, used_vectors=bool(vector))

@@ -1,0 +1,173 @@
+"""Search results as people see them: pages with a snippet, a passage link, facets."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.utils.safestring import SafeString, mark_safe
+
+from handbook.models import Page
+from search.models import Chunk
+from search.query import QueryError, parse_query
+from search.retrieval import Filters, Retrieval, retrieve
+from search.text import fold_accents
+
+SNIPPET_CHARS = 240
+MAX_PER_PAGE = 50
+
+
+@dataclass
+class ResultPassage:
+    chunk_id: int
+    anchor: str
+    heading: str
+
+
+@dataclass
+class SearchResult:
+    page_id: int
+    ref: str
+    title: str
+    url: str
+    anchor: str
+    space_slug: str
+    space_title: str
+    language: str
+    updated_at: datetime
+    score: float
+    snippet: SafeString
+    passages: list[ResultPassage]
+    summary: str = ""
+
+    @property
+    def passage_url(self) -> str:
+        return f"{self.url}#{self.anchor}" if self.anchor else self.url
+
+
+@dataclass
+class SearchPage:
+    query: str
+    results: list[SearchResult]
+    total: int
+    page: int
+    per_page: int
+    facets: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)
+    query_language: str = "en"
+    error: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def has_next(self) -> bool:
+        return self.page * self.per_page < self.total
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+
+def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeString:
+    """An HTML-escaped window of ``text`` around the first query word, matches in <mark>.
+
+    Matching is by accent-folded prefix (``conge`` marks "congés"), done here
+    rather than with ``ts_headline`` because documents are folded before
+    ``to_tsvector`` and the headline would show folded text.
+    """
+    folded = fold_accents(text).lower()
+    stems = sorted({w[: max(4, len(w) - 2)] for w in words if len(w) >= 2}, key=len, reverse=True)
+    if len(folded) != len(text):  # folding changed lengths (œ → oe): fall back to no marks
+        stems = []
+    spans: list[tuple[int, int]] = []
+    for stem in stems:
+        for match in re.finditer(r"\b" + re.escape(stem) + r"\w*", folded):
+            if not any(s <= match.start() < e for s, e in spans):
+                spans.append((match.start(), match.end()))
+    spans.sort()
+    start = 0
+    if spans and spans[0][0] > limit // 3:
+        start = text.rfind(" ", 0, spans[0][0] - limit // 3) + 1
+    end = min(len(text), start + limit)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start else end
+    out, cursor = [], start
+    for s, e in spans:
+        if s < start or e > end:
+            continue
+        out.append(html.escape(text[cursor:s]))
+        out.append("<mark>" + html.escape(text[s:e]) + "</mark>")
+        cursor = e
+    out.append(html.escape(text[cursor:end]))
+    prefix = "… " if start > 0 else ""
+    suffix = " …" if end < len(text) else ""
+    return mark_safe(prefix + "".join(out) + suffix)  # noqa: S308 - every piece is escaped above
+
+
+def _facets(pages: list[Page]) -> dict[str, list[tuple[str, str, int]]]:
+    spaces = Counter((p.space.slug, p.space.title) for p in pages)
+    languages = Counter(p.language for p in pages)
+    names = dict(Page._meta.get_field("language").choices)  # type: ignore[union-attr]
+    return {
+        "space": [(slug, title, n) for (slug, title), n in spaces.most_common()],
+        "language": [(code, str(names.get(code, code)), n) for code, n in languages.most_common()],
+    }
+
+
+def search_pages(*, user: Any, query: str, space: str | None = None, language: str | None = None,
+                 page: int = 1, per_page: int = 10, with_summaries: bool = True) -> SearchPage:
+    """Hits, counts, snippets and facets — all from pages ``user`` may read."""
+    per_page = max(1, min(per_page, MAX_PER_PAGE))
+    page = max(1, page)
+    try:
+        parse_query(query)
+    except QueryError as exc:
+        return SearchPage(query=query, results=[], total=0, page=page, per_page=per_page, error=str(exc))
+    # Facets count the unfiltered result set, so each filter shows what it would leave.
+    unfiltered: Retrieval = retrieve(query, user)
+    retrieval = unfiltered if not (space or language) else retrieve(query, user, filters=Filters(space, language))
+    all_ids = [p.page_id for p in unfiltered.pages]
+    page_objects = {p.pk: p for p in Page.objects.filter(id__in=all_ids).select_related("space")}
+    facets = _facets([page_objects[i] for i in all_ids if i in page_objects])
+
+    window = retrieval.pages[(page - 1) * per_page : page * per_page]
+    shown = {p.pk: p for p in Page.objects.filter(id__in=[h.page_id for h in window]).select_related("space")}
+    chunk_ids = [c.chunk_id for h in window for c in h.chunks[:3]]
+    chunks = {c.pk: c for c in Chunk.objects.filter(id__in=chunk_ids).only("id", "anchor", "heading", "text")}
+    summaries: dict[int, Any] = {}
+    if with_summaries:
+        from summaries.selectors import summaries_for_pages
+
+        summaries = summaries_for_pages(list(shown))
+    words = retrieval.query.positive_words
+    results = []
+    for hit in window:
+        page_obj = shown.get(hit.page_id)
+        best = chunks.get(hit.best.chunk_id)
+        if page_obj is None or best is None:  # deleted between the two queries
+            continue
+        summary = summaries.get(page_obj.pk)
+        results.append(
+            SearchResult(
+                page_id=page_obj.pk, ref=page_obj.ref, title=page_obj.title, url=page_obj.get_absolute_url(),
+                anchor=best.anchor, space_slug=page_obj.space.slug, space_title=page_obj.space.title,
+                language=page_obj.language, updated_at=page_obj.updated_at, score=hit.score,
+                snippet=highlight(best.text, words),
+                passages=[ResultPassage(c.pk, c.anchor, c.heading) for c in
+                          (chunks.get(h.chunk_id) for h in hit.chunks[:3]) if c is not None],
+                summary=_first_sentence(summary.text) if summary else "",
+            )
+        )
+    return SearchPage(query=retrieval.query.raw, results=results, total=len(retrieval.pages), page=page,
+                      per_page=per_page, facets=facets, query_language=retrieval.query_language,
+                      timings=retrieval.timings)
+
+
+def _first_sentence(text: str) -> str:
+    from search.text import split_sentences
+
+    sentences = split_sentences(text)
+    return sentences[0] if sentences else text[:200]

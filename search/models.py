@@ -63,3 +63,32 @@ class IndexState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.page_id}: {self.status}"
+
+
+class AskLog(models.Model):
+    """One question asked, what came back, and how the asker rated it (content gaps)."""
+
+    class Mode(models.TextChoices):
+        LLM = "llm", _("LLM")
+        EXTRACTIVE = "extractive", _("Extractive")
+        NO_ANSWER = "no_answer", _("No answer")
+
+    user = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
+    question = models.TextField()
+    language = models.CharField(max_length=8, default="en")
+    mode = models.CharField(max_length=12, choices=Mode.choices)
+    answer = models.TextField(blank=True)
+    citations = models.JSONField(default=list, blank=True)
+    notice = models.CharField(max_length=300, blank=True)
+    cached = models.BooleanField(default=False)
+    latency_ms = models.PositiveIntegerField(default=0)
+    helpful = models.BooleanField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["mode", "helpful"], name="asklog_gaps")]
+
+    def __str__(self) -> str:
+        return self.question[:80]

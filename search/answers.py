@@ -1,0 +1,340 @@
+"""Ask: answers that cite the passages they come from.
+
+- Retrieval is the same permission-filtered hybrid search as /search/.
+- With an LLM configured, the model answers from numbered passages in JSON
+  ``{"answer", "sources"}``; every source is checked against what was sent.
+  An answer citing nothing it was sent is never shown as grounded.
+- Without an LLM (or when it fails), the answer is extractive: sentences
+  quoted verbatim from the passages, each with its citation.
+- ``no_answer`` is an explicit state, worded in the question's language.
+
+Answers are cached under a key made of the question and the exact passages
+(chunk id + content hash) this user's retrieval returned, so a cached answer
+can only ever be built from passages the asker may read right now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from search import prompts
+from search.extractive_answer import best_sentences, is_answerable
+from search.llm import LLMError, LLMUnavailable, chat_json, chat_stream, llm_configured
+from search.passages import Passage, passages_for
+from search.query import QueryError, clean_query
+from search.text import detect_language
+
+logger = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 2000
+CACHE_TTL_S = 3600
+# Bump when answer building changes, so cached answers of the old logic are not served.
+ANSWER_FORMAT_VERSION = 2
+_MARKER = re.compile(r"\[(\d{1,2})\]")
+
+NO_ANSWER_TEXT = {
+    "en": "The handbook doesn't seem to answer this question.",
+    "fr": "Le manuel ne semble pas répondre à cette question.",
+}
+NOTICE_LLM_DOWN = "The language model is unavailable right now; these sentences are quoted from the handbook."
+NOTICE_LLM_UNGROUNDED = "The generated answer did not cite its sources; these sentences are quoted instead."
+LANGUAGE_NAMES = {"en": "English", "fr": "French"}
+
+
+class AskError(ValueError):
+    """The question cannot be answered as asked; the message is for the user."""
+
+
+@dataclass
+class Citation:
+    number: int
+    ref: str
+    title: str
+    url: str
+    anchor: str
+    revision: int
+    revision_id: int
+    language: str
+    quote: str = ""
+    outdated: bool = False
+
+
+@dataclass
+class Answer:
+    question: str
+    mode: str  # "llm" | "extractive" | "no_answer"
+    text: str
+    language: str
+    citations: list[Citation] = field(default_factory=list)
+    notice: str = ""
+    cached: bool = False
+    log_id: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "answer": self.text,
+            "mode": self.mode,
+            "citations": [
+                {
+                    "ref": c.ref,
+                    "anchor": c.anchor,
+                    "revision": c.revision,
+                    "title": c.title,
+                    "language": c.language,
+                    "quote": c.quote,
+                    "outdated": c.outdated,
+                }
+                for c in self.citations
+            ],
+            "language": self.language,
+            "notice": self.notice,
+        }
+
+
+def validate_question(question: str) -> str:
+    try:
+        text = clean_query(question[: MAX_QUESTION_CHARS * 4] if question else "")
+    except QueryError:
+        text = question or ""
+    if not text.strip():
+        raise AskError("Please type a question.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise AskError(f"Your question is too long ({len(text)} characters); the limit is {MAX_QUESTION_CHARS}.")
+    return text
+
+
+def _citation(p: Passage, quote: str = "") -> Citation:
+    return Citation(
+        number=p.number,
+        ref=p.ref,
+        title=p.title,
+        url=f"{p.url}#{p.anchor}" if p.anchor else p.url,
+        anchor=p.anchor,
+        revision=p.revision_number,
+        revision_id=p.revision_id,
+        language=p.language,
+        quote=quote,
+    )
+
+
+def no_answer(question: str, language: str) -> Answer:
+    return Answer(question, "no_answer", NO_ANSWER_TEXT.get(language, NO_ANSWER_TEXT["en"]), language)
+
+
+def extractive_answer(question: str, language: str, passages: list[Passage], notice: str = "") -> Answer:
+    if not is_answerable(passages):
+        answer = no_answer(question, language)
+        answer.notice = notice
+        return answer
+    quotes = best_sentences(question, language, passages)
+    if not quotes:
+        return no_answer(question, language)
+    parts, citations = [], []
+    numbers: dict[int, int] = {}
+    for quote in quotes:
+        passage = quote.passage
+        if passage.number not in numbers:
+            numbers[passage.number] = len(citations) + 1
+            citations.append(_citation(passage, quote.sentence))
+            citations[-1].number = numbers[passage.number]
+        label = f"[{numbers[passage.number]}]"
+        if passage.language != language:  # say which language a quoted sentence is in
+            label = f"({LANGUAGE_NAMES.get(passage.language, passage.language)}) {label}"
+        parts.append(f"“{quote.sentence}” {label}")
+    return Answer(question, "extractive", " ".join(parts), language, citations, notice)
+
+
+def _grounded(reply: dict[str, Any], passages: list[Passage], question: str, language: str) -> Answer | None:
+    """Validate the model's JSON; None when it isn't a grounded answer."""
+    if reply.get("no_answer") is True:
+        return no_answer(question, language)
+    text = reply.get("answer")
+    sources = reply.get("sources", [])
+    if not isinstance(text, str) or not isinstance(sources, list):
+        raise LLMError("reply has the wrong shape")
+    text = text.strip()
+    by_number = {p.number: p for p in passages}
+    by_id = {p.passage_id: p for p in passages}
+    cited: list[Passage] = []
+    for source in sources:
+        passage = (
+            by_number.get(source)
+            if isinstance(source, int)
+            else (by_id.get(source) or (by_number.get(int(source)) if str(source).isdigit() else None))
+        )
+        if passage is None:
+            logger.warning("LLM cited a source it was not sent: %r", source)
+            continue
+        if passage not in cited:
+            cited.append(passage)
+    # Markers in the text that point nowhere are removed rather than shown as citations.
+    for number in {int(m) for m in _MARKER.findall(text)}:
+        if number not in by_number:
+            logger.warning("LLM answer has marker [%d] for a passage it was not sent", number)
+            text = text.replace(f"[{number}]", "")
+        elif by_number[number] not in cited:
+            cited.append(by_number[number])
+    if not text and not cited:
+        return no_answer(question, language)
+    if not cited or not text:
+        return None
+    return Answer(question, "llm", text, language, [_citation(p) for p in sorted(cited, key=lambda p: p.number)])
+
+
+def llm_answer(question: str, language: str, passages: list[Passage]) -> Answer:
+    if not passages:
+        return no_answer(question, language)
+    try:
+        reply = chat_json(prompts.answer_messages(question, language, passages))
+        answer = _grounded(reply, passages, question, language)
+    except LLMUnavailable as exc:
+        logger.warning("LLM unavailable, falling back to extractive: %s", exc)
+        return extractive_answer(question, language, passages, NOTICE_LLM_DOWN)
+    except LLMError as exc:
+        logger.warning("LLM reply unusable, falling back to extractive: %s", exc)
+        return extractive_answer(question, language, passages, NOTICE_LLM_UNGROUNDED)
+    if answer is None:
+        return extractive_answer(question, language, passages, NOTICE_LLM_UNGROUNDED)
+    return answer
+
+
+def _cache_key(question: str, passages: list[Passage], mode: str) -> str:
+    material = json.dumps(
+        [
+            ANSWER_FORMAT_VERSION,
+            question.strip().lower(),
+            mode,
+            settings.LLM_MODEL if mode == "llm" else "",
+            [(p.chunk_id, p.content_hash, p.revision_id) for p in passages],
+        ]
+    )
+    return "ask:" + hashlib.sha256(material.encode()).hexdigest()
+
+
+def _mark_outdated(answer: Answer) -> None:
+    """'Source updated since': the cited revision is no longer the page's published one."""
+    from handbook.models import Page
+
+    current = dict(
+        Page.objects.filter(ref__in=[c.ref for c in answer.citations]).values_list("ref", "published_revision_id")
+    )
+    for citation in answer.citations:
+        citation.outdated = current.get(citation.ref) != citation.revision_id
+
+
+def _log(user: Any, answer: Answer, started: float) -> None:
+    from search.models import AskLog
+
+    log = AskLog.objects.create(
+        user=user if getattr(user, "is_authenticated", False) else None,
+        question=answer.question[:MAX_QUESTION_CHARS],
+        language=answer.language,
+        mode=answer.mode,
+        answer=answer.text,
+        citations=[{"ref": c.ref, "anchor": c.anchor, "revision": c.revision} for c in answer.citations],
+        notice=answer.notice[:300],
+        cached=answer.cached,
+        latency_ms=int((time.monotonic() - started) * 1000),
+    )
+    answer.log_id = log.pk
+
+
+def _from_cache(key: str) -> Answer | None:
+    try:
+        raw = cache.get(key)
+    except Exception:
+        return None
+    if not raw:
+        return None
+    data = dict(raw)
+    data["citations"] = [Citation(**c) for c in data["citations"]]
+    return Answer(**data)
+
+
+def _to_cache(key: str, answer: Answer) -> None:
+    try:
+        cache.set(key, asdict(answer) | {"log_id": None, "cached": False}, CACHE_TTL_S)
+    except Exception:
+        logger.warning("answer cache unavailable")
+
+
+def check_rate_limit(user: Any) -> None:
+    from handbook.ratelimit import allow
+
+    if not allow(f"ask:{getattr(user, 'pk', 'anon')}", settings.ASK_RATE_LIMIT):
+        raise AskError("You are asking questions too quickly; please wait a minute and try again.")
+
+
+def answer_question(
+    *, user: Any, question: str, log: bool = True, rate_limit: bool = True, use_cache: bool = True
+) -> Answer:
+    started = time.monotonic()
+    question = validate_question(question)
+    if rate_limit:
+        check_rate_limit(user)
+    language = detect_language(question)
+    _retrieval, passages = passages_for(question, user)
+    mode = "llm" if llm_configured() else "extractive"
+    key = _cache_key(question, passages, mode)
+    answer = _from_cache(key) if use_cache else None
+    if answer is not None:
+        answer.cached = True
+    else:
+        answer = (
+            llm_answer(question, language, passages)
+            if mode == "llm"
+            else extractive_answer(question, language, passages)
+        )
+        if use_cache and not answer.notice:  # don't pin a fallback answer for an hour
+            _to_cache(key, answer)
+    _mark_outdated(answer)
+    if log:
+        _log(user, answer, started)
+    return answer
+
+
+def stream_answer(*, user: Any, question: str) -> Iterator[dict[str, Any]]:
+    """Events for the browser: text deltas while the model writes, then the checked answer."""
+    started = time.monotonic()
+    try:
+        question = validate_question(question)
+        check_rate_limit(user)
+    except AskError as exc:
+        yield {"type": "error", "message": str(exc)}
+        return
+    language = detect_language(question)
+    _retrieval, passages = passages_for(question, user)
+    if not llm_configured() or not passages:
+        answer = extractive_answer(question, language, passages) if passages else no_answer(question, language)
+    else:
+        pieces: list[str] = []
+        try:
+            for delta in chat_stream(prompts.stream_messages(question, language, passages)):
+                pieces.append(delta)
+                yield {"type": "delta", "text": delta}
+            answer = _grounded_stream("".join(pieces), passages, question, language)
+        except LLMError as exc:
+            logger.warning("LLM stream failed, falling back to extractive: %s", exc)
+            answer = extractive_answer(question, language, passages, NOTICE_LLM_DOWN)
+    _mark_outdated(answer)
+    _log(user, answer, started)
+    yield {"type": "done", "answer": answer}
+
+
+def _grounded_stream(text: str, passages: list[Passage], question: str, language: str) -> Answer:
+    text = text.strip()
+    if not text or text.upper().startswith(prompts.NO_ANSWER_TOKEN):
+        return no_answer(question, language)
+    numbers = sorted({int(m) for m in _MARKER.findall(text)})
+    answer = _grounded({"answer": text, "sources": numbers}, passages, question, language)
+    return answer or extractive_answer(question, language, passages, NOTICE_LLM_UNGROUNDED)

@@ -1,0 +1,217 @@
+"""Search the handbook from the command line, as a given user.
+
+    python manage.py search "QUERY" --user USERNAME [--limit N] [--json] [--mode hybrid|keyword|vector]
+    python manage.py search --batch FILE.jsonl --user USERNAME [--limit N] [--mode ...]
+
+One query path: ``search.retrieval.retrieve`` (the same as the web search and
+Ask), so results only ever contain pages the user may read. ``--json`` prints
+one object ``{"query", "results": [{"ref", "title", "anchor", "score", "space",
+"language", "snippet"}]}``; ``--batch`` reads ``{"qid", "query"}`` lines and
+prints one ``{"qid", "results": [{"ref", "title", "anchor", "score"}]}`` line
+per query (pages best first, each page once). A bad input line is reported on
+stderr with its line number and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from handbook.models import Page
+from search.models import Chunk
+from search.query import QueryError, parse_query
+from search.retrieval import Retrieval, retrieve
+from search.selectors import highlight
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 100
+MODES = ("hybrid", "keyword", "vector")
+EMPTY_QUERY = "Nothing to search for: the query has no words (letters or digits)."
+
+
+@dataclass
+class Hit:
+    ref: str
+    title: str
+    anchor: str
+    score: float
+    space: str
+    language: str
+    snippet: str
+
+    def as_json(self, *, full: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"ref": self.ref, "title": self.title, "anchor": self.anchor,
+                               "score": round(self.score, 6)}
+        if full:
+            out.update(space=self.space, language=self.language, snippet=self.snippet)
+        return out
+
+
+def _limit(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 1 <= number <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}, not {number}")
+    return number
+
+
+def _plain(snippet: str) -> str:
+    """The highlighted snippet as plain text on one line: drop our <mark> tags, undo the escaping."""
+    return " ".join(html.unescape(re.sub(r"</?mark>", "", snippet)).split())
+
+
+def run_search(text: str, user: Any, *, limit: int = DEFAULT_LIMIT, mode: str = "hybrid",
+               snippets: bool = True) -> tuple[Retrieval, list[Hit]]:
+    """Retrieve for ``user`` and resolve the top ``limit`` pages. Raises QueryError."""
+    retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
+    window = retrieval.pages[:limit]
+    # Visible pages only, again: a page unpublished since the retrieval query is dropped, never shown.
+    pages = {p.pk: p for p in Page.objects.visible_to(user).filter(id__in=[h.page_id for h in window])
+             .select_related("space").only("id", "ref", "title", "language", "space__slug")}
+    fields = ["id", "anchor", "text"] if snippets else ["id", "anchor"]
+    chunks = {c.pk: c for c in Chunk.objects.filter(id__in=[h.best.chunk_id for h in window]).only(*fields)}
+    words = retrieval.query.positive_words
+    hits: list[Hit] = []
+    for page_hit in window:
+        page = pages.get(page_hit.page_id)
+        if page is None:
+            continue
+        chunk = chunks.get(page_hit.best.chunk_id)
+        hits.append(Hit(
+            ref=page.ref, title=page.title, anchor=chunk.anchor if chunk else "", score=page_hit.score,
+            space=page.space.slug, language=page.language,
+            snippet=_plain(highlight(chunk.text, words)) if (snippets and chunk) else "",
+        ))
+    return retrieval, hits
+
+
+class Command(BaseCommand):
+    help = "Search the handbook as USER: one query (table or --json) or a --batch of JSONL queries."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("query", nargs="?", default=None, help="what to search for")
+        parser.add_argument("--user", required=True, help="search as this user (only pages they may read)")
+        parser.add_argument("--limit", type=_limit, default=DEFAULT_LIMIT,
+                            help=f"pages to return (1–{MAX_LIMIT}, default {DEFAULT_LIMIT})")
+        parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+        parser.add_argument("--batch", type=Path, default=None,
+                            help='JSONL file of {"qid", "query"} lines ("-" reads stdin); prints JSON lines')
+        parser.add_argument("--mode", choices=MODES, default="hybrid",
+                            help="hybrid (default), keyword only or vector only — for benchmarking")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        user = get_user_model().objects.filter(username=options["user"]).first()
+        if user is None:
+            raise CommandError(f"no such user: {options['user']!r}")
+        if options["batch"] is not None:
+            if options["query"] is not None:
+                raise CommandError("give either a QUERY or --batch FILE, not both")
+            self._batch(options["batch"], user, options["limit"], options["mode"])
+            return
+        if options["query"] is None:
+            raise CommandError('give a QUERY (python manage.py search "words" --user NAME) or --batch FILE')
+        self._one(options["query"], user, options["limit"], options["mode"], as_json=options["json"])
+
+    # --- one query -------------------------------------------------------------------
+
+    def _one(self, text: str, user: Any, limit: int, mode: str, *, as_json: bool) -> None:
+        try:
+            parsed = parse_query(text)
+        except QueryError as exc:
+            raise CommandError(str(exc)) from None
+        if parsed.is_empty:
+            if as_json:
+                self.stdout.write(json.dumps({"query": text, "results": []}, ensure_ascii=False))
+                self.stderr.write(EMPTY_QUERY)
+                return
+            raise CommandError(EMPTY_QUERY)
+        started = time.perf_counter()
+        retrieval, hits = run_search(text, user, limit=limit, mode=mode)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        if as_json:
+            out = {"query": text, "results": [h.as_json() for h in hits]}
+            self.stdout.write(json.dumps(out, ensure_ascii=False))
+            return
+        self._table(retrieval, hits, mode, elapsed_ms)
+
+    def _table(self, retrieval: Retrieval, hits: list[Hit], mode: str, elapsed_ms: float) -> None:
+        query = retrieval.query.raw
+        if not hits:
+            self.stdout.write(f'No results for "{query}" ({mode}, {elapsed_ms:.0f} ms).')
+            return
+        total = len(retrieval.pages)
+        vectors = "" if retrieval.used_vectors or mode == "keyword" else "; keyword matches only"
+        self.stdout.write(f'{len(hits)} of {total} result(s) for "{query}" ({mode}{vectors}, {elapsed_ms:.0f} ms)')
+        self.stdout.write("")
+        space_w = min(24, max(len("space"), *(len(h.space) for h in hits)))
+        title_w = min(48, max(len("title"), *(len(h.title) for h in hits)))
+        self.stdout.write(f"{'#':>3}  {'score':<7} {'space':<{space_w}}  lang  {'title':<{title_w}}  ref#anchor")
+        for rank, hit in enumerate(hits, start=1):
+            title = hit.title if len(hit.title) <= title_w else hit.title[: title_w - 1] + "…"
+            space = hit.space if len(hit.space) <= space_w else hit.space[: space_w - 1] + "…"
+            where = f"{hit.ref}#{hit.anchor}" if hit.anchor else hit.ref
+            self.stdout.write(
+                f"{rank:>3}  {hit.score:<7.4f} {space:<{space_w}}  {hit.language:<4}  {title:<{title_w}}  {where}"
+            )
+            if hit.snippet:
+                self.stdout.write(f"{'':>5}{hit.snippet}")
+
+    # --- batch ---------------------------------------------------------------------
+
+    def _batch(self, path: Path, user: Any, limit: int, mode: str) -> None:
+        if str(path) == "-":
+            self._batch_lines("<stdin>", sys.stdin, user, limit, mode)
+            return
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            self._batch_lines(str(path), handle, user, limit, mode)
+
+    def _batch_lines(self, name: str, lines: Any, user: Any, limit: int, mode: str) -> None:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                qid, query = _parse_batch_line(line)
+            except ValueError as exc:
+                self.stderr.write(f"{name}:{number}: skipped: {exc}")
+                continue
+            out: dict[str, Any] = {"qid": qid, "results": []}
+            try:
+                _retrieval, hits = run_search(query, user, limit=limit, mode=mode, snippets=False)
+                out["results"] = [h.as_json(full=False) for h in hits]
+            except QueryError as exc:  # too long: say so, and still answer the qid (no results)
+                self.stderr.write(f"{name}:{number}: qid {qid!r}: {exc}")
+                out["error"] = str(exc)
+            self.stdout.write(json.dumps(out, ensure_ascii=False))
+            self.stdout.flush()
+
+
+def _parse_batch_line(line: str) -> tuple[Any, str]:
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"bad JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(item, dict):
+        raise ValueError("expected a JSON object with qid and query")
+    missing = [key for key in ("qid", "query") if key not in item]
+    if missing:
+        raise ValueError(f"missing field(s): {', '.join(missing)}")
+    qid, query = item["qid"], item["query"]
+    if not isinstance(qid, str | int) or isinstance(qid, bool):
+        raise ValueError("qid must be a string or an integer")
+    if not isinstance(query, str):
+        raise ValueError("query must be a string")
+    return qid, query

@@ -50,8 +50,12 @@ class Hit:
     snippet: str
 
     def as_json(self, *, full: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {"ref": self.ref, "title": self.title, "anchor": self.anchor,
-                               "score": round(self.score, 6)}
+        out: dict[str, Any] = {
+            "ref": self.ref,
+            "title": self.title,
+            "anchor": self.anchor,
+            "score": round(self.score, 6),
+        }
         if full:
             out.update(space=self.space, language=self.language, snippet=self.snippet)
         return out
@@ -72,14 +76,24 @@ def _plain(snippet: str) -> str:
     return " ".join(html.unescape(re.sub(r"</?mark>", "", snippet)).split())
 
 
-def run_search(text: str, user: Any, *, limit: int = DEFAULT_LIMIT, mode: str = "hybrid",
-               snippets: bool = True) -> tuple[Retrieval, list[Hit]]:
+def run_search(
+    text: str, user: Any, *, limit: int = DEFAULT_LIMIT, mode: str = "hybrid", snippets: bool = True
+) -> tuple[Retrieval, list[Hit]]:
     """Retrieve for ``user`` and resolve the top ``limit`` pages. Raises QueryError."""
+    if not getattr(user, "is_active", False):
+        # An inactive user may read nothing. (retrieve() itself cannot be asked: the empty
+        # visible-pages queryset has no SQL, and visible_page_ids_sql raises EmptyResultSet.)
+        return Retrieval(parse_query(text), [], "en"), []
     retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
     window = retrieval.pages[:limit]
     # Visible pages only, again: a page unpublished since the retrieval query is dropped, never shown.
-    pages = {p.pk: p for p in Page.objects.visible_to(user).filter(id__in=[h.page_id for h in window])
-             .select_related("space").only("id", "ref", "title", "language", "space__slug")}
+    pages = {
+        p.pk: p
+        for p in Page.objects.visible_to(user)
+        .filter(id__in=[h.page_id for h in window])
+        .select_related("space")
+        .only("id", "ref", "title", "language", "space__slug")
+    }
     fields = ["id", "anchor", "text"] if snippets else ["id", "anchor"]
     chunks = {c.pk: c for c in Chunk.objects.filter(id__in=[h.best.chunk_id for h in window]).only(*fields)}
     words = retrieval.query.positive_words
@@ -89,11 +103,17 @@ def run_search(text: str, user: Any, *, limit: int = DEFAULT_LIMIT, mode: str = 
         if page is None:
             continue
         chunk = chunks.get(page_hit.best.chunk_id)
-        hits.append(Hit(
-            ref=page.ref, title=page.title, anchor=chunk.anchor if chunk else "", score=page_hit.score,
-            space=page.space.slug, language=page.language,
-            snippet=_plain(highlight(chunk.text, words)) if (snippets and chunk) else "",
-        ))
+        hits.append(
+            Hit(
+                ref=page.ref,
+                title=page.title,
+                anchor=chunk.anchor if chunk else "",
+                score=page_hit.score,
+                space=page.space.slug,
+                language=page.language,
+                snippet=_plain(highlight(chunk.text, words)) if (snippets and chunk) else "",
+            )
+        )
     return retrieval, hits
 
 
@@ -103,26 +123,46 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("query", nargs="?", default=None, help="what to search for")
         parser.add_argument("--user", required=True, help="search as this user (only pages they may read)")
-        parser.add_argument("--limit", type=_limit, default=DEFAULT_LIMIT,
-                            help=f"pages to return (1–{MAX_LIMIT}, default {DEFAULT_LIMIT})")
+        parser.add_argument(
+            "--limit",
+            type=_limit,
+            default=DEFAULT_LIMIT,
+            help=f"pages to return (1–{MAX_LIMIT}, default {DEFAULT_LIMIT})",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-        parser.add_argument("--batch", type=Path, default=None,
-                            help='JSONL file of {"qid", "query"} lines ("-" reads stdin); prints JSON lines')
-        parser.add_argument("--mode", choices=MODES, default="hybrid",
-                            help="hybrid (default), keyword only or vector only — for benchmarking")
+        parser.add_argument(
+            "--batch",
+            type=Path,
+            default=None,
+            help='JSONL file of {"qid", "query"} lines ("-" reads stdin); prints JSON lines',
+        )
+        parser.add_argument(
+            "--mode",
+            choices=MODES,
+            default="hybrid",
+            help="hybrid (default), keyword only or vector only — for benchmarking",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # call_command() passes keyword options without argparse's checks: check them here too.
+        try:
+            limit = _limit(str(options["limit"]))
+        except argparse.ArgumentTypeError as exc:
+            raise CommandError(f"--limit {exc}") from None
+        mode = options["mode"]
+        if mode not in MODES:
+            raise CommandError(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
         user = get_user_model().objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"no such user: {options['user']!r}")
         if options["batch"] is not None:
             if options["query"] is not None:
                 raise CommandError("give either a QUERY or --batch FILE, not both")
-            self._batch(options["batch"], user, options["limit"], options["mode"])
+            self._batch(Path(options["batch"]), user, limit, mode)
             return
         if options["query"] is None:
             raise CommandError('give a QUERY (python manage.py search "words" --user NAME) or --batch FILE')
-        self._one(options["query"], user, options["limit"], options["mode"], as_json=options["json"])
+        self._one(options["query"], user, limit, mode, as_json=options["json"])
 
     # --- one query -------------------------------------------------------------------
 

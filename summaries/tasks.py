@@ -24,3 +24,12 @@ def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:  
     last_try = self.request.retries >= (self.max_retries or 0)
     summary = summary_generate(page_id=page_id, revision_id=revision_id, retry_unavailable=not last_try)
     return summary.status if summary else "skipped"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def regenerate_summary(page_id: int) -> str:
+    """Admin action: a fresh summary of the current revision, even if one exists."""
+    from summaries.services import summary_generate
+
+    summary = summary_generate(page_id=page_id, revision_id=None, force=True)
+    return summary.status if summary else "skipped"

@@ -1,0 +1,116 @@
+"""Admin for the people who keep the index healthy."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count, F, Q
+from django.template.response import TemplateResponse
+from django.urls import path
+
+from handbook.models import Page
+from search.embedders import active_model_name
+from search.models import AskLog, Chunk, IndexState
+
+
+def index_overview() -> dict[str, object]:
+    """Counts shown on the index status page."""
+    model = active_model_name()
+    published = Page.objects.published()
+    states = IndexState.objects.filter(page__in=published)
+    current = Q(revision_id=F("page__published_revision_id"))
+    return {
+        "model": model or "(embeddings off: keyword search only)",
+        "published": published.count(),
+        "indexed": states.filter(current, status=IndexState.Status.INDEXED, embedding_model=model).count(),
+        "pending": states.filter(status=IndexState.Status.PENDING).count(),
+        "failed": states.filter(status=IndexState.Status.FAILED).count(),
+        "stale": states.filter(~current).count(),
+        "missing": published.filter(index_state__isnull=True).count(),
+        "chunks": Chunk.objects.count(),
+        "embedded_chunks": Chunk.objects.filter(embedding__isnull=False, embedding_model=model).count(),
+        "other_model_chunks": Chunk.objects.exclude(embedding_model=model).exclude(embedding_model="").count(),
+    }
+
+
+@admin.register(IndexState)
+class IndexStateAdmin(admin.ModelAdmin):
+    list_display = ["page", "status", "revision", "chunk_count", "embedded_count", "embedding_model", "updated_at"]
+    list_filter = ["status", "embedding_model", "page__space"]
+    search_fields = ["page__title", "page__ref", "error"]
+    readonly_fields = [f.name for f in IndexState._meta.fields]
+    actions = ["reindex_selected"]
+    change_list_template = "admin/search/indexstate/change_list.html"
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    @admin.action(description="Reindex selected pages")
+    def reindex_selected(self, request, queryset):  # type: ignore[no-untyped-def]
+        from search.services import index_enqueue_pages
+
+        count = index_enqueue_pages(Page.objects.published().filter(index_state__in=queryset))
+        self.message_user(request, f"Queued {count} page(s) for reindexing.", messages.SUCCESS)
+
+    def get_urls(self):  # type: ignore[no-untyped-def]
+        extra = [
+            path("reembed-all/", self.admin_site.admin_view(self.reembed_all_view), name="search_reembed_all"),
+        ]
+        return extra + super().get_urls()
+
+    def changelist_view(self, request, extra_context=None):  # type: ignore[no-untyped-def]
+        extra_context = {**(extra_context or {}), "overview": index_overview()}
+        return super().changelist_view(request, extra_context)
+
+    def reembed_all_view(self, request):  # type: ignore[no-untyped-def]
+        """Re-embed everything: old vectors keep serving keyword+vector search until each page is redone."""
+        if not request.user.is_superuser:
+            self.message_user(request, "Only superusers can re-embed everything.", messages.ERROR)
+            return TemplateResponse(request, "admin/search/reembed_done.html", {"count": 0})
+        if request.method == "POST":
+            from search.tasks import reindex_all
+
+            reindex_all.delay()
+            self.message_user(request, "Re-embedding of every page queued.", messages.SUCCESS)
+        return TemplateResponse(request, "admin/search/reembed_done.html", {"overview": index_overview()})
+
+
+@admin.register(Chunk)
+class ChunkAdmin(admin.ModelAdmin):
+    list_display = ["page", "ordinal", "heading", "anchor", "language", "embedding_model", "embedded_at"]
+    list_filter = ["language", "embedding_model"]
+    search_fields = ["page__title", "page__ref", "heading"]
+    readonly_fields = ["page", "revision", "ordinal", "heading", "anchor", "text", "language", "content_hash",
+                       "embedding_model", "embedded_at"]
+    exclude = ["embedding", "search_vector"]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        qs = super().get_queryset(request).select_related("page")
+        if request.user.is_superuser:
+            return qs
+        return qs.filter(page__in=Page.objects.visible_to(request.user))
+
+
+@admin.register(AskLog)
+class AskLogAdmin(admin.ModelAdmin):
+    """Content gaps: questions answered 'no_answer' or rated unhelpful."""
+
+    list_display = ["question", "mode", "helpful", "language", "created_at"]
+    list_filter = ["mode", "helpful", "language"]
+    search_fields = ["question", "comment"]
+    readonly_fields = [f.name for f in AskLog._meta.fields]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        qs = super().get_queryset(request)
+        # Answers quote pages; only superusers see everyone's questions and answers.
+        return qs if request.user.is_superuser else qs.filter(user=request.user)
+
+
+def content_gaps():  # type: ignore[no-untyped-def]
+    return AskLog.objects.filter(Q(mode=AskLog.Mode.NO_ANSWER) | Q(helpful=False)).values("question").annotate(
+        times=Count("id")).order_by("-times")

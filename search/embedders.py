@@ -119,7 +119,7 @@ class OpenAIEmbedder:
 
 
 @lru_cache(maxsize=1)
-def _local() -> LocalE5Embedder:
+def local_embedder() -> LocalE5Embedder:
     return LocalE5Embedder()
 
 
@@ -135,7 +135,7 @@ def get_embedder() -> Embedder | None:
             settings.EMBEDDINGS_DIMENSIONS,
             settings.EMBEDDINGS_TIMEOUT_S,
         )
-    return _local()
+    return local_embedder()
 
 
 @lru_cache(maxsize=4)

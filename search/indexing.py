@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from handbook.models import Page, text_search_config
 from search.chunking import chunk_markdown
 from search.embedders import EmbeddingError, get_embedder
+from search.embedding_switch import ensure_serving_model, is_switching, try_complete_switch
 from search.models import Chunk, IndexState
 from search.text import fold_accents
 
@@ -88,8 +90,6 @@ def _replace_chunks(page: Page, revision_id: int, model_name: str) -> tuple[int,
                 chunk = same.pop(0)
                 chunk.ordinal, chunk.anchor, chunk.heading = draft.ordinal, draft.anchor, draft.heading
                 chunk.revision_id, chunk.language = revision_id, page.language
-                if chunk.embedding_model != model_name:
-                    chunk.embedding, chunk.embedding_model, chunk.embedded_at = None, "", None
                 keep.append(chunk)
             else:
                 create.append(
@@ -107,9 +107,7 @@ def _replace_chunks(page: Page, revision_id: int, model_name: str) -> tuple[int,
         stale_ids = [chunk.id for chunks in existing.values() for chunk in chunks]
         Chunk.objects.filter(id__in=stale_ids).delete()
         # Ordinals are not unique in the table, so kept and new rows can be written in any order.
-        Chunk.objects.bulk_update(
-            keep, ["ordinal", "anchor", "heading", "revision", "language", "embedding", "embedding_model", "embedded_at"]
-        )
+        Chunk.objects.bulk_update(keep, ["ordinal", "anchor", "heading", "revision", "language"])
         Chunk.objects.bulk_create(create)
         # The title is part of every chunk's vector: rewrite all (cheap, no model involved).
         _write_search_vectors([c.id for c in keep + create], title=page.title, language=page.language)
@@ -123,13 +121,21 @@ def _replace_chunks(page: Page, revision_id: int, model_name: str) -> tuple[int,
         return len(drafts), len(keep)
 
 
-def _embed_missing(page: Page, revision_id: int, model_name: str) -> int:
+def _needs_vector(page: Page, model_name: str, switching: bool):  # type: ignore[no-untyped-def]
+    chunks = Chunk.objects.filter(page=page)
+    if switching:  # building the next model's vectors while the old ones serve
+        return chunks.exclude(next_embedding_model=model_name)
+    return chunks.filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
+
+
+def _embed_missing(page: Page, model_name: str) -> int:
     embedder = get_embedder()
     assert embedder is not None
+    switching = is_switching(model_name)
     pending = list(
-        Chunk.objects.filter(page=page, embedding__isnull=True).order_by("ordinal").values_list(
-            "id", "heading", "text", "content_hash"
-        )
+        _needs_vector(page, model_name, switching)
+        .order_by("ordinal")
+        .values_list("id", "heading", "text", "content_hash")
     )
     done = 0
     batch_size = settings.EMBEDDINGS_BATCH_SIZE
@@ -140,9 +146,11 @@ def _embed_missing(page: Page, revision_id: int, model_name: str) -> int:
         with transaction.atomic():
             for (chunk_id, _heading, _text, content_hash), vector in zip(batch, vectors, strict=True):
                 # Written only if the chunk still holds the text it was computed from.
-                done += Chunk.objects.filter(id=chunk_id, content_hash=content_hash, embedding__isnull=True).update(
-                    embedding=vector, embedding_model=model_name, embedded_at=now
-                )
+                target = Chunk.objects.filter(id=chunk_id, content_hash=content_hash)
+                if switching:
+                    done += target.update(next_embedding=vector, next_embedding_model=model_name)
+                else:
+                    done += target.update(embedding=vector, embedding_model=model_name, embedded_at=now)
     return done
 
 
@@ -161,8 +169,9 @@ def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
     if revision_id is None:
         revision_id = page.published_revision_id
     if revision_id != page.published_revision_id:
-        logger.info("reindex page=%s revision=%s: stale (published is %s)", page_id, revision_id,
-                    page.published_revision_id)
+        logger.info(
+            "reindex page=%s revision=%s: stale (published is %s)", page_id, revision_id, page.published_revision_id
+        )
         return ReindexResult("stale")
 
     embedder = get_embedder()
@@ -174,14 +183,18 @@ def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
     if not model_name:
         return ReindexResult("indexed", chunks=total, reused=reused)
 
+    ensure_serving_model(model_name)
     try:
-        embedded = _embed_missing(page, revision_id, model_name)
+        embedded = _embed_missing(page, model_name)
     except EmbeddingError as exc:
         IndexState.objects.filter(page=page, revision_id=revision_id).update(
             status=IndexState.Status.FAILED, error=str(exc)[:2000], updated_at=timezone.now()
         )
         raise
-    missing = Chunk.objects.filter(page=page, embedding__isnull=True).count()
+    switching = is_switching(model_name)
+    missing = _needs_vector(page, model_name, switching).count()
+    if switching and missing == 0:
+        try_complete_switch(model_name)
     status = IndexState.Status.INDEXED if missing == 0 else IndexState.Status.PENDING
     IndexState.objects.filter(page=page, revision_id=revision_id).update(
         status=status, embedded_count=total - missing, error="", updated_at=timezone.now()
@@ -203,7 +216,9 @@ def pages_needing_index(model_name: str | None = None):  # type: ignore[no-untyp
         embedder = get_embedder()
         model_name = embedder.model_name if embedder else ""
     published = Page.objects.published()
-    healthy = Q(index_state__status=IndexState.Status.INDEXED) & Q(
-        index_state__revision_id=F("published_revision_id")
-    ) & Q(index_state__embedding_model=model_name)
+    healthy = (
+        Q(index_state__status=IndexState.Status.INDEXED)
+        & Q(index_state__revision_id=F("published_revision_id"))
+        & Q(index_state__embedding_model=model_name)
+    )
     return published.exclude(healthy)

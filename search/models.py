@@ -26,6 +26,11 @@ class Chunk(models.Model):
     embedding = VectorField(null=True)
     embedding_model = models.CharField(max_length=200, blank=True)
     embedded_at = models.DateTimeField(null=True, blank=True)
+    # While the index moves to another embedding model, its vectors are built
+    # here; search keeps serving ``embedding`` until every chunk has one, then
+    # the two swap in a single UPDATE (see ``search/embedding_switch.py``).
+    next_embedding = VectorField(null=True)
+    next_embedding_model = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -92,3 +97,16 @@ class AskLog(models.Model):
 
     def __str__(self) -> str:
         return self.question[:80]
+
+
+class IndexSettings(models.Model):
+    """Singleton row: the embedding model whose vectors search reads."""
+
+    serving_model = models.CharField(max_length=200, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "index settings"
+
+    def __str__(self) -> str:
+        return self.serving_model or "(none)"

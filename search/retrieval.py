@@ -16,7 +16,7 @@ from django.db import connection, transaction
 
 from handbook.permissions import visible_page_ids_sql
 from search.embedding_cache import query_embedding
-from search.embedders import get_embedder
+from search.embedding_switch import query_embedder
 from search.query import ParsedQuery, parse_query, tsquery_text
 from search.text import detect_language
 
@@ -103,8 +103,9 @@ LIMIT %(depth)s
 """
 
 
-def keyword_leg(parsed: ParsedQuery, visible_sql: str, visible_params: tuple[Any, ...], filters: Filters,
-                depth: int = LEG_DEPTH) -> list[ChunkHit]:
+def keyword_leg(
+    parsed: ParsedQuery, visible_sql: str, visible_params: tuple[Any, ...], filters: Filters, depth: int = LEG_DEPTH
+) -> list[ChunkHit]:
     if parsed.is_empty:
         return []
     filter_sql, filter_params = filters.sql()
@@ -149,8 +150,15 @@ def _visible_chunk_estimate(visible_sql: str, visible_params: tuple[Any, ...]) -
     return int(chunk_rows * visible_pages / all_pages)
 
 
-def vector_leg(vector: list[float], model: str, visible_sql: str, visible_params: tuple[Any, ...],
-               filters: Filters, depth: int = LEG_DEPTH, exact: bool | None = None) -> list[ChunkHit]:
+def vector_leg(
+    vector: list[float],
+    model: str,
+    visible_sql: str,
+    visible_params: tuple[Any, ...],
+    filters: Filters,
+    depth: int = LEG_DEPTH,
+    exact: bool | None = None,
+) -> list[ChunkHit]:
     filter_sql, filter_params = filters.sql()
     if exact is None:
         exact = len(vector) != HNSW_DIMENSIONS or (
@@ -190,8 +198,10 @@ def vector_leg(vector: list[float], model: str, visible_sql: str, visible_params
             cursor.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-    return [ChunkHit(chunk_id=r[0], page_id=r[1], vector_rank=i + 1, vector_distance=float(r[2]))
-            for i, r in enumerate(rows)]
+    return [
+        ChunkHit(chunk_id=r[0], page_id=r[1], vector_rank=i + 1, vector_distance=float(r[2]))
+        for i, r in enumerate(rows)
+    ]
 
 
 # --- fusion ----------------------------------------------------------------------
@@ -215,8 +225,15 @@ def fuse(keyword: list[ChunkHit], vector: list[ChunkHit], k: int = RRF_K) -> lis
     return pages
 
 
-def retrieve(text: str, user: Any, *, filters: Filters | None = None, use_vectors: bool = True,
-             use_keywords: bool = True, depth: int = LEG_DEPTH) -> Retrieval:
+def retrieve(
+    text: str,
+    user: Any,
+    *,
+    filters: Filters | None = None,
+    use_vectors: bool = True,
+    use_keywords: bool = True,
+    depth: int = LEG_DEPTH,
+) -> Retrieval:
     """The one query path: parse, run both legs over visible pages, fuse."""
     filters = filters or Filters()
     timings: dict[str, float] = {}
@@ -235,7 +252,7 @@ def retrieve(text: str, user: Any, *, filters: Filters | None = None, use_vector
         timings["keyword"] = time.perf_counter() - t
 
     vector: list[ChunkHit] = []
-    embedder = get_embedder() if use_vectors else None
+    embedder = query_embedder() if use_vectors else None
     # Phrases and exclusions are exact-match requests: meaning-based hits would ignore them.
     if embedder is not None and not parsed.phrases and not parsed.excluded:
         t = time.perf_counter()

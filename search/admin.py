@@ -79,8 +79,18 @@ class ChunkAdmin(admin.ModelAdmin):
     list_display = ["page", "ordinal", "heading", "anchor", "language", "embedding_model", "embedded_at"]
     list_filter = ["language", "embedding_model"]
     search_fields = ["page__title", "page__ref", "heading"]
-    readonly_fields = ["page", "revision", "ordinal", "heading", "anchor", "text", "language", "content_hash",
-                       "embedding_model", "embedded_at"]
+    readonly_fields = [
+        "page",
+        "revision",
+        "ordinal",
+        "heading",
+        "anchor",
+        "text",
+        "language",
+        "content_hash",
+        "embedding_model",
+        "embedded_at",
+    ]
     exclude = ["embedding", "search_vector"]
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
@@ -112,5 +122,9 @@ class AskLogAdmin(admin.ModelAdmin):
 
 
 def content_gaps():  # type: ignore[no-untyped-def]
-    return AskLog.objects.filter(Q(mode=AskLog.Mode.NO_ANSWER) | Q(helpful=False)).values("question").annotate(
-        times=Count("id")).order_by("-times")
+    return (
+        AskLog.objects.filter(Q(mode=AskLog.Mode.NO_ANSWER) | Q(helpful=False))
+        .values("question")
+        .annotate(times=Count("id"))
+        .order_by("-times")
+    )

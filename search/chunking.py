@@ -135,11 +135,7 @@ def _prose_units(text: str, first_sep: str, max_chars: int) -> list[_Unit]:
         return [_Unit(text, first_sep)]
     parts: list[str] = []
     for sentence in _sentences(text):
-        parts.extend(
-            [sentence]
-            if len(sentence) <= max_chars
-            else _hard_wrap(sentence, max_chars)
-        )
+        parts.extend([sentence] if len(sentence) <= max_chars else _hard_wrap(sentence, max_chars))
     return [_Unit(part, first_sep if i == 0 else " ") for i, part in enumerate(parts)]
 
 
@@ -193,9 +189,7 @@ def _pack(units: list[_Unit], target_chars: int, max_chars: int) -> list[str]:
         candidate = current + unit.sep + unit.text
         # Past target only to absorb the section's last unit, so a section
         # does not end with a tiny orphan chunk.
-        if len(candidate) <= target_chars or (
-            i == last and len(candidate) <= max_chars
-        ):
+        if len(candidate) <= target_chars or (i == last and len(candidate) <= max_chars):
             current = candidate
         else:
             chunks.append(current)
@@ -205,9 +199,7 @@ def _pack(units: list[_Unit], target_chars: int, max_chars: int) -> list[str]:
     return [chunk.strip() for chunk in chunks if chunk.strip()]
 
 
-def chunk_markdown(
-    body: str, *, target_chars: int = 800, max_chars: int = 1200
-) -> list[ChunkDraft]:
+def chunk_markdown(body: str, *, target_chars: int = 800, max_chars: int = 1200) -> list[ChunkDraft]:
     """Split a Markdown page into search chunks (ordinals 0..n-1)."""
     if target_chars <= 0 or max_chars < target_chars:
         raise ValueError("need 0 < target_chars <= max_chars")

@@ -74,8 +74,12 @@ def chat_json(messages: list[dict[str, str]], *, attempts: int = 2, max_tokens: 
                 max_tokens=max_tokens,
                 response_format={"type": "json_object"},
             )
-        except (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
-                openai.InternalServerError) as exc:
+        except (
+            openai.APIConnectionError,
+            openai.APITimeoutError,
+            openai.RateLimitError,
+            openai.InternalServerError,
+        ) as exc:
             raise LLMUnavailable(f"LLM provider unavailable: {exc.__class__.__name__}") from exc
         except openai.OpenAIError as exc:
             raise LLMError(f"LLM provider error: {exc.__class__.__name__}: {exc}") from exc
@@ -111,8 +115,12 @@ def chat_stream(messages: list[dict[str, str]], *, max_tokens: int = 800) -> Ite
                     logger.info("LLM time to first token: %.0f ms", (time.monotonic() - started) * 1000)
                     first = False
                 yield delta
-    except (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
-            openai.InternalServerError) as exc:
+    except (
+        openai.APIConnectionError,
+        openai.APITimeoutError,
+        openai.RateLimitError,
+        openai.InternalServerError,
+    ) as exc:
         raise LLMUnavailable(f"LLM provider unavailable: {exc.__class__.__name__}") from exc
     except openai.OpenAIError as exc:
         raise LLMError(f"LLM provider error: {exc.__class__.__name__}: {exc}") from exc

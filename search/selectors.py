@@ -117,8 +117,16 @@ def _facets(pages: list[Page]) -> dict[str, list[tuple[str, str, int]]]:
     }
 
 
-def search_pages(*, user: Any, query: str, space: str | None = None, language: str | None = None,
-                 page: int = 1, per_page: int = 10, with_summaries: bool = True) -> SearchPage:
+def search_pages(
+    *,
+    user: Any,
+    query: str,
+    space: str | None = None,
+    language: str | None = None,
+    page: int = 1,
+    per_page: int = 10,
+    with_summaries: bool = True,
+) -> SearchPage:
     """Hits, counts, snippets and facets — all from pages ``user`` may read."""
     per_page = max(1, min(per_page, MAX_PER_PAGE))
     page = max(1, page)
@@ -152,18 +160,35 @@ def search_pages(*, user: Any, query: str, space: str | None = None, language: s
         summary = summaries.get(page_obj.pk)
         results.append(
             SearchResult(
-                page_id=page_obj.pk, ref=page_obj.ref, title=page_obj.title, url=page_obj.get_absolute_url(),
-                anchor=best.anchor, space_slug=page_obj.space.slug, space_title=page_obj.space.title,
-                language=page_obj.language, updated_at=page_obj.updated_at, score=hit.score,
+                page_id=page_obj.pk,
+                ref=page_obj.ref,
+                title=page_obj.title,
+                url=page_obj.get_absolute_url(),
+                anchor=best.anchor,
+                space_slug=page_obj.space.slug,
+                space_title=page_obj.space.title,
+                language=page_obj.language,
+                updated_at=page_obj.updated_at,
+                score=hit.score,
                 snippet=highlight(best.text, words),
-                passages=[ResultPassage(c.pk, c.anchor, c.heading) for c in
-                          (chunks.get(h.chunk_id) for h in hit.chunks[:3]) if c is not None],
+                passages=[
+                    ResultPassage(c.pk, c.anchor, c.heading)
+                    for c in (chunks.get(h.chunk_id) for h in hit.chunks[:3])
+                    if c is not None
+                ],
                 summary=_first_sentence(summary.text) if summary else "",
             )
         )
-    return SearchPage(query=retrieval.query.raw, results=results, total=len(retrieval.pages), page=page,
-                      per_page=per_page, facets=facets, query_language=retrieval.query_language,
-                      timings=retrieval.timings)
+    return SearchPage(
+        query=retrieval.query.raw,
+        results=results,
+        total=len(retrieval.pages),
+        page=page,
+        per_page=per_page,
+        facets=facets,
+        query_language=retrieval.query_language,
+        timings=retrieval.timings,
+    )
 
 
 def _first_sentence(text: str) -> str:

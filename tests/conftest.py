@@ -42,8 +42,9 @@ def make_user(db: Any):  # type: ignore[no-untyped-def]
     from django.contrib.auth.models import Group, User
 
     def make(username: str, *groups: str, superuser: bool = False, staff: bool = False) -> User:
-        user = User.objects.create_user(username=username, password="pw-" + username, is_staff=staff or superuser,
-                                        is_superuser=superuser)
+        user = User.objects.create_user(
+            username=username, password="pw-" + username, is_staff=staff or superuser, is_superuser=superuser
+        )
         for name in groups:
             user.groups.add(Group.objects.get_or_create(name=name)[0])
         return user
@@ -75,12 +76,19 @@ def make_page(db: Any, django_capture_on_commit_callbacks):  # type: ignore[no-u
 
     from handbook.services import page_create
 
-    def make(space, title: str, body: str, *, language: str = "en", restricted_to: tuple[str, ...] = (),  # type: ignore[no-untyped-def]
-             index: bool = True, ref: str | None = None):
+    def make(
+        space,
+        title: str,
+        body: str,
+        *,
+        language: str = "en",
+        restricted_to: tuple[str, ...] = (),  # type: ignore[no-untyped-def]
+        index: bool = True,
+        ref: str | None = None,
+    ):
         groups = [Group.objects.get_or_create(name=g)[0] for g in restricted_to]
         with django_capture_on_commit_callbacks(execute=index):
-            page = page_create(space=space, title=title, body=body, language=language, restricted_to=groups,
-                               ref=ref)
+            page = page_create(space=space, title=title, body=body, language=language, restricted_to=groups, ref=ref)
         page.refresh_from_db()
         return page
 
@@ -134,9 +142,26 @@ class WorkerProcess:
 
         log = open(self.log_path, "ab")  # noqa: SIM115 - lives as long as the process
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "handbook", "worker", "--loglevel=INFO", "--concurrency=1",
-             "--pool=prefork", "--without-gossip", "--without-mingle", "-n", f"test-{os.getpid()}@%h"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "handbook",
+                "worker",
+                "--loglevel=INFO",
+                "--concurrency=1",
+                "--pool=prefork",
+                "--without-gossip",
+                "--without-mingle",
+                "-n",
+                f"test-{os.getpid()}@%h",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -73,8 +73,15 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                     for word in str(text).lower().split():
                         vec[hash(word) % fake.embedding_dimensions] += 1.0
                     data.append({"object": "embedding", "index": i, "embedding": vec})
-                self._send_json(200, {"object": "list", "data": data, "model": payload["model"],
-                                      "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+                self._send_json(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": payload["model"],
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    },
+                )
                 return
             fake.requests.append(payload)
             reply = fake.next_reply()
@@ -86,13 +93,23 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             if payload.get("stream"):
                 self._stream(payload, reply)
                 return
-            self._send_json(200, {
-                "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                "model": payload.get("model", "fake"),
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": reply.content}}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            })
+            self._send_json(
+                200,
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": payload.get("model", "fake"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": reply.content},
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                },
+            )
 
         def _stream(self, payload: dict[str, Any], reply: Reply) -> None:
             self.send_response(200)
@@ -100,9 +117,13 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             pieces = reply.stream_chunks or [reply.content[i : i + 8] for i in range(0, len(reply.content), 8)]
             for piece in pieces:
-                event = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
-                         "model": payload.get("model", "fake"),
-                         "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                event = {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": payload.get("model", "fake"),
+                    "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+                }
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.flush()
             self.wfile.write(b"data: [DONE]\n\n")

@@ -31,7 +31,12 @@ def handbook(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
     hr = make_space("hr-confidential", viewers=("hr",))
     leave = make_page(people, "Annual leave", LEAVE, ref="leave")
     salary = make_page(hr, "Salary bands", SALARY, ref="salary")
-    return {"leave": leave, "salary": salary, "bob": make_user("bob", "staff"), "alice": make_user("alice", "staff", "hr")}
+    return {
+        "leave": leave,
+        "salary": salary,
+        "bob": make_user("bob", "staff"),
+        "alice": make_user("alice", "staff", "hr"),
+    }
 
 
 def _ask(user, question, **kw):  # type: ignore[no-untyped-def]

@@ -30,8 +30,9 @@ class Command(BaseCommand):
         if not options["question"]:
             raise CommandError("give a QUESTION or --batch FILE")
         try:
-            answer = answer_question(user=user, question=options["question"], rate_limit=False,
-                                     use_cache=not options["no_cache"])
+            answer = answer_question(
+                user=user, question=options["question"], rate_limit=False, use_cache=not options["no_cache"]
+            )
         except AskError as exc:
             raise CommandError(str(exc)) from exc
         if options["json"]:

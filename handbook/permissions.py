@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import EmptyResultSet
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 
@@ -113,7 +114,10 @@ def visible_page_ids_sql(user: Any) -> tuple[str, tuple[Any, ...]]:
     from handbook.models import Page
 
     query = Page.objects.visible_to(user).values("id").query
-    sql, params = query.sql_with_params()
+    try:
+        sql, params = query.sql_with_params()
+    except EmptyResultSet:  # nothing is visible (anonymous, inactive, or no groups)
+        return "SELECT NULL::bigint AS id WHERE false", ()
     return sql, tuple(params)
 
 

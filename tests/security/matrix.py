@@ -1,0 +1,243 @@
+"""A seeded generator of permission worlds, and the read paths checked against them.
+
+The oracle (``expected_visible``) re-states the rules from the product
+description in plain Python, independently of ``handbook/permissions.py``, so a
+bug there is caught rather than copied. Every page carries a canary string; a
+user must never receive the canary of a page they cannot read, whatever path
+they read through.
+
+Used by the fast test (tests/security/test_permission_matrix.py) and by the
+full proof (bench/prove.py).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from io import StringIO
+from typing import Any
+
+TOPIC_WORDS = ["leave", "expenses", "laptop", "password", "travel", "salary", "onboarding", "incident"]
+FRENCH_WORDS = ["congés", "frais", "ordinateur", "sécurité"]
+
+
+@dataclass
+class World:
+    seed: int
+    users: dict[str, Any] = field(default_factory=dict)  # username -> User
+    memberships: dict[str, set[str]] = field(default_factory=dict)
+    spaces: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # slug -> {"viewers", "editors"}
+    pages: dict[int, dict[str, Any]] = field(default_factory=dict)  # page id -> facts
+    queries: list[str] = field(default_factory=list)
+
+    def expected_visible(self, username: str) -> set[int]:
+        user = self.users[username]
+        if not user.is_active:
+            return set()
+        groups = self.memberships[username]
+        visible = set()
+        for page_id, facts in self.pages.items():
+            if not facts["published"] or facts["deleted"]:
+                continue
+            if user.is_superuser:
+                visible.add(page_id)
+                continue
+            space = self.spaces[facts["space"]]
+            in_space = bool(groups & (space["viewers"] | space["editors"]))
+            restricted = facts["restricted_to"]
+            if in_space and (not restricted or groups & restricted):
+                visible.add(page_id)
+        return visible
+
+    def canary(self, page_id: int) -> str:
+        return self.pages[page_id]["canary"]
+
+
+def build_world(seed: int, *, n_users: int = 6, n_spaces: int = 3, n_pages: int = 12, n_queries: int = 12) -> World:
+    """Create groups, spaces, users and indexed pages in the database."""
+    from django.contrib.auth.models import Group, User
+
+    from handbook.models import Space
+    from handbook.services import page_create, page_delete, space_create
+    from search.indexing import page_reindex
+
+    rng = random.Random(seed)
+    world = World(seed=seed)
+    group_names = [f"w{seed}g{i}" for i in range(4)]
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in group_names}
+    for s in range(n_spaces):
+        viewers = set(rng.sample(group_names, rng.randint(0, 2)))
+        editors = set(rng.sample(group_names, rng.randint(0, 1)))
+        slug = f"w{seed}s{s}"
+        space_create(slug=slug, title=f"Space {slug}", viewer_groups=[groups[g] for g in viewers],
+                     editor_groups=[groups[g] for g in editors])
+        world.spaces[slug] = {"viewers": viewers, "editors": editors}
+    for u in range(n_users):
+        username = f"w{seed}u{u}"
+        superuser = u == 0 and rng.random() < 0.3
+        active = not (u == n_users - 1 and rng.random() < 0.5)
+        user = User.objects.create_user(username=username, password="x", is_superuser=superuser,
+                                        is_staff=superuser or rng.random() < 0.5, is_active=active)
+        member_of = set(rng.sample(group_names, rng.randint(0, 3)))
+        user.groups.set([groups[g] for g in member_of])
+        world.users[username] = user
+        world.memberships[username] = member_of
+    for p in range(n_pages):
+        space = rng.choice(list(world.spaces))
+        restricted = set(rng.sample(group_names, rng.randint(1, 2))) if rng.random() < 0.4 else set()
+        # The canary is never typed as a query (queries are echoed back to the
+        # user); the page's key word finds the page, the canary must not leak.
+        canary = f"canary{seed}x{p}zq"
+        key = f"key{seed}k{p}"
+        words = rng.sample(TOPIC_WORDS, 3) + rng.sample(FRENCH_WORDS, 1)
+        language = rng.choice(["en", "fr"])
+        title = f"{words[0].title()} {canary}"
+        body = (f"# {words[0].title()} rules\n\nThe {words[0]} and {words[1]} policy ({key}) mentions {canary} "
+                f"and {words[2]}.\n\n## Details\n\nAsk about {words[3]} and {words[1]} ({canary} {key}).\n")
+        publish = rng.random() < 0.9
+        page = page_create(space=Space.objects.get(slug=space),
+                           title=title, body=body, language=language, publish=publish,
+                           restricted_to=[groups[g] for g in restricted])
+        deleted = rng.random() < 0.08
+        if publish:
+            page_reindex(page_id=page.pk, revision_id=page.published_revision_id)
+        if deleted:
+            page_delete(page=page)
+        world.pages[page.pk] = {"space": space, "restricted_to": restricted, "canary": canary,
+                                "published": publish, "deleted": deleted, "ref": page.ref, "title": title,
+                                "key": key}
+    canaries = [f["key"] for f in world.pages.values()]
+    for _ in range(n_queries):
+        kind = rng.random()
+        if kind < 0.4:
+            world.queries.append(rng.choice(canaries))
+        elif kind < 0.7:
+            world.queries.append(" ".join(rng.sample(TOPIC_WORDS, 2)))
+        elif kind < 0.85:
+            world.queries.append(f"what is the {rng.choice(TOPIC_WORDS)} policy?")
+        else:
+            world.queries.append(rng.choice(FRENCH_WORDS) + " " + rng.choice(canaries))
+    return world
+
+
+@dataclass
+class Leak:
+    seed: int
+    username: str
+    query: str
+    path: str
+    detail: str
+
+
+def _canaries_in(text: str, world: World, allowed: set[int]) -> list[str]:
+    return [world.canary(pid) for pid in world.pages if pid not in allowed and world.canary(pid) in text]
+
+
+def check_case(world: World, username: str, query: str) -> list[Leak]:
+    """Run one (user, query) through every non-HTTP read path; return the leaks found."""
+    from django.core.management import call_command
+
+    from handbook.models import Page
+    from search.answers import AskError, answer_question
+    from search.retrieval import retrieve
+    from search.selectors import search_pages
+
+    user = world.users[username]
+    expected = world.expected_visible(username)
+    leaks: list[Leak] = []
+
+    def leak(path: str, detail: str) -> None:
+        leaks.append(Leak(world.seed, username, query, path, detail))
+
+    actual = set(Page.objects.visible_to(user).filter(id__in=world.pages).values_list("id", flat=True))
+    if actual != expected:
+        leak("visible_to", f"got {sorted(actual)} expected {sorted(expected)}")
+
+    hits = {p.page_id for p in retrieve(query, user).pages if p.page_id in world.pages}
+    if not hits <= expected:
+        leak("retrieve", f"pages {sorted(hits - expected)}")
+
+    page = search_pages(user=user, query=query, per_page=50)
+    shown = {r.page_id for r in page.results if r.page_id in world.pages}
+    if not shown <= expected:
+        leak("search_pages.results", f"pages {sorted(shown - expected)}")
+    if page.total > len(expected) + (len(page.results) - len(shown)):
+        leak("search_pages.total", f"total {page.total} > visible {len(expected)}")
+    rendered = json.dumps([[r.title, str(r.snippet), r.summary, r.url] for r in page.results]) + json.dumps(
+        page.facets, default=str)
+    for canary in _canaries_in(rendered, world, expected):
+        leak("search_pages.text", canary)
+
+    try:
+        answer = answer_question(user=user, question=query, rate_limit=False, log=False)
+        cited = {c.ref for c in answer.citations}
+        allowed_refs = {world.pages[p]["ref"] for p in expected}
+        world_refs = {f["ref"] for f in world.pages.values()}
+        if (cited & world_refs) - allowed_refs:
+            leak("ask.citations", str(sorted((cited & world_refs) - allowed_refs)))
+        for canary in _canaries_in(answer.text + json.dumps(answer.as_json()), world, expected):
+            leak("ask.text", canary)
+    except AskError:
+        pass
+
+    if user.is_active:
+        out = StringIO()
+        call_command("search", query, user=username, json=True, limit=50, stdout=out)
+        for canary in _canaries_in(out.getvalue(), world, expected):
+            leak("cli.search", canary)
+        out = StringIO()
+        call_command("ask", query, user=username, json=True, stdout=out)
+        for canary in _canaries_in(out.getvalue(), world, expected):
+            leak("cli.ask", canary)
+
+    from summaries.selectors import summary_for_page
+
+    for page_id in world.pages:
+        summary, _current = summary_for_page(page=Page.objects.get(pk=page_id), user=user)
+        if summary is not None and page_id not in expected:
+            leak("summary_for_page", str(page_id))
+    return leaks
+
+
+def check_http_case(world: World, username: str, query: str, client: Any) -> list[Leak]:
+    """Every HTTP read path for one (user, query): pages, search, ask, admin."""
+    from django.urls import NoReverseMatch, reverse
+
+    from handbook.models import Page
+
+    user = world.users[username]
+    expected = world.expected_visible(username)
+    leaks: list[Leak] = []
+    client.force_login(user) if user.is_active else client.logout()
+
+    def scan(path: str, url: str) -> None:
+        response = client.get(url, HTTP_HX_REQUEST="true" if "hx" in path else None) if "hx" in path else \
+            client.get(url)
+        body = response.content.decode(errors="replace")
+        for canary in _canaries_in(body, world, expected):
+            leaks.append(Leak(world.seed, username, query, path, f"{url}: {canary}"))
+
+    from urllib.parse import urlencode
+
+    scan("http.search", "/search/?" + urlencode({"q": query}))
+    scan("http.search.hx", "/search/?" + urlencode({"q": query}))
+    scan("http.ask", "/ask/?" + urlencode({"q": query}))
+    scan("http.home", "/")
+    for page_id, facts in world.pages.items():
+        page = Page.objects.filter(pk=page_id).select_related("space").first()
+        if page is None:
+            continue
+        url = f"/spaces/{page.space.slug}/{page.slug}/"
+        scan("http.page", url)
+        scan("http.space", f"/spaces/{page.space.slug}/")
+        for name in ("page_history", "page_revisions", "page_diff"):
+            try:
+                scan("http." + name, reverse(name, kwargs={"space_slug": page.space.slug, "page_slug": page.slug}))
+            except NoReverseMatch:
+                continue
+    if user.is_active and user.is_staff:
+        for url in ("/admin/handbook/page/", "/admin/search/chunk/", "/admin/summaries/summary/",
+                    "/admin/handbook/revision/", "/admin/search/asklog/"):
+            scan("http.admin", url)
+    return leaks

@@ -1,0 +1,54 @@
+"""Permission matrix, fast version: seeded worlds × users × queries over every read path.
+
+The full count (≥ 10,000 cases) runs in ``make prove`` (bench/prove.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.security.matrix import build_world, check_case, check_http_case
+
+SEEDS = [11, 23]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_read_path_leaks(seed, settings):
+    world = build_world(seed, n_users=5, n_pages=10, n_queries=6)
+    leaks = []
+    cases = 0
+    for username in world.users:
+        for query in world.queries:
+            leaks += check_case(world, username, query)
+            cases += 1
+    assert cases == 30
+    assert not leaks, leaks[:5]
+
+
+@pytest.mark.django_db
+def test_no_http_path_leaks(client):
+    world = build_world(37, n_users=5, n_pages=8, n_queries=3)
+    leaks = []
+    for username in world.users:
+        for query in world.queries:
+            leaks += check_http_case(world, username, query, client)
+    assert not leaks, leaks[:5]
+
+
+@pytest.mark.django_db
+def test_oracle_agrees_with_a_hand_checked_world(make_space, make_user, make_page):
+    """The oracle itself is right on a case worked out by hand."""
+    from tests.security.matrix import World
+
+    space = make_space("hr", viewers=("hr",), editors=("hr-editors",))
+    page = make_page(space, "Salary", "# Salary\n\nsecret", restricted_to=("payroll",), index=False)
+    world = World(seed=0)
+    world.spaces["hr"] = {"viewers": {"hr"}, "editors": {"hr-editors"}}
+    world.pages[page.pk] = {"space": "hr", "restricted_to": {"payroll"}, "canary": "c", "published": True,
+                            "deleted": False, "ref": page.ref, "title": "Salary"}
+    for name, groups, sees in [("a", ("hr",), False), ("b", ("hr", "payroll"), True), ("c", ("payroll",), False),
+                               ("d", ("hr-editors", "payroll"), True)]:
+        world.users[name] = make_user(name, *groups)
+        world.memberships[name] = set(groups)
+        assert (page.pk in world.expected_visible(name)) is sees, name

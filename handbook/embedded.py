@@ -112,6 +112,15 @@ def _redis_alive(port: int) -> bool:
         return False
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -135,11 +144,14 @@ def redis_url() -> str:
     directory.mkdir(exist_ok=True)
     port_file = directory / "port"
     with _locked("redis"):
+        port = 0
         if port_file.exists():
             port = int(port_file.read_text().strip() or 0)
             if port and _redis_alive(port):
                 return f"redis://127.0.0.1:{port}"
-        port = _free_port()
+        # Restart on the same port when it is free, so running processes reconnect to it.
+        if not port or not _port_free(port):
+            port = _free_port()
         command = [
             _redis_binary(),
             "--bind", "127.0.0.1",

@@ -52,6 +52,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Every page needs a login unless its view says otherwise (@login_not_required):
+    # a view added later cannot be public by accident.
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -113,6 +116,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 600, minimum=10)}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A save must not hang when Redis is down: publishing gives up quickly, the page
+# stays marked pending and the periodic sweep enqueues it once Redis is back.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 CELERY_BEAT_SCHEDULE = {
     "sweep-index": {"task": "search.tasks.sweep_index", "schedule": env_int("SWEEP_INTERVAL_S", 300, minimum=10)},
     "worker-heartbeat": {"task": "search.tasks.worker_heartbeat", "schedule": 30.0},

@@ -18,11 +18,19 @@ logger = logging.getLogger(__name__)
 
 def index_enqueue_page(page: Page) -> None:
     """Queue a reindex of the page's published revision once the transaction commits."""
-    from search.tasks import reindex_page
-
     page_id, revision_id = page.pk, page.published_revision_id
     IndexState.objects.update_or_create(page=page, defaults={"status": IndexState.Status.PENDING})
-    transaction.on_commit(lambda: reindex_page.delay(page_id, revision_id))
+    transaction.on_commit(lambda: _send_reindex(page_id, revision_id))
+
+
+def _send_reindex(page_id: int, revision_id: int | None) -> None:
+    """Enqueue, never failing the save: with the broker down the sweep heals it later."""
+    from search.tasks import reindex_page
+
+    try:
+        reindex_page.delay(page_id, revision_id)
+    except Exception as exc:  # kombu raises OperationalError and friends when Redis is down
+        logger.error("could not enqueue reindex of page %s (left pending for the sweep): %s", page_id, exc)
 
 
 def index_enqueue_pages(pages: QuerySet[Page]) -> int:

@@ -1,0 +1,56 @@
+"""Revocation trials: the very next search/Ask after a permission change excludes the page.
+
+No waiting for workers and no stale cache: the answer cache is warmed before
+each revocation on purpose.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+KINDS = ("remove_from_group", "move_to_restricted_space", "restrict_page")
+
+
+@dataclass
+class TrialResult:
+    kind: str
+    saw_before: bool
+    leaked_after: bool
+
+
+def run_trial(seed: int, kind: str) -> TrialResult:
+    from django.contrib.auth.models import Group, User
+
+    from handbook.services import page_create, page_move, space_create
+    from search.answers import answer_question
+    from search.indexing import page_reindex
+    from search.retrieval import retrieve
+
+    rng = random.Random(seed)
+    tag = f"r{seed}{kind[:3]}"
+    readers = Group.objects.create(name=f"{tag}-readers")
+    other = Group.objects.create(name=f"{tag}-other")
+    open_space = space_create(slug=f"{tag}-open", title="Open", viewer_groups=[readers])
+    closed_space = space_create(slug=f"{tag}-closed", title="Closed", viewer_groups=[other])
+    user = User.objects.create_user(username=f"{tag}-user", password="x")
+    user.groups.add(readers)
+    secret = f"secret{seed}{rng.randint(1000, 9999)}"
+    page = page_create(space=open_space, title=f"Bonus plan {secret}",
+                       body=f"# Bonus plan\n\nThe bonus plan {secret} pays twice a year.")
+    page_reindex(page_id=page.pk, revision_id=page.published_revision_id)
+
+    def sees() -> bool:
+        hits = {p.page_id for p in retrieve(f"bonus plan {secret}", user).pages}
+        answer = answer_question(user=user, question=f"What is the bonus plan {secret}?", rate_limit=False,
+                                 log=False)
+        return page.pk in hits or secret in answer.text or page.ref in {c.ref for c in answer.citations}
+
+    saw_before = sees()  # also warms the answer cache
+    if kind == "remove_from_group":
+        user.groups.remove(readers)
+    elif kind == "move_to_restricted_space":
+        page_move(page=page, space=closed_space)
+    else:
+        page.restricted_to_groups.set([other])
+    return TrialResult(kind, saw_before, sees())

@@ -264,8 +264,6 @@ def test_visible_page_ids_sql_follows_group_changes(world):  # type: ignore[no-u
     assert _run(sql, params) == {world["public"].pk, world["restricted"].pk}
 
 
-@pytest.mark.xfail(strict=True, reason="visible_page_ids_sql raises EmptyResultSet for anonymous/inactive users "
-                                       "(Page.objects.none() has no SQL); retrieve() and search_pages() crash")
 @pytest.mark.parametrize("kind", ["anonymous", "inactive"])
 def test_visible_page_ids_sql_for_users_who_see_nothing(world, kind):  # type: ignore[no-untyped-def]
     user = AnonymousUser() if kind == "anonymous" else world["viewer"]

@@ -114,6 +114,8 @@ def _redis_alive(port: int) -> bool:
 
 def _port_free(port: int) -> bool:
     with socket.socket() as sock:
+        # Like redis-server itself: a port held only by TIME_WAIT sockets is free to reuse.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

@@ -29,6 +29,9 @@ lint: install
 bench: install
 	@bash scripts/bench.sh
 
+prove: install
+	@bash scripts/prove.sh
+
 stop:
 	$(BIN)/python -m handbook.embedded stop
 

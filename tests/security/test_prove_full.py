@@ -1,0 +1,75 @@
+"""The full proof (``make prove``): the large counts behind the fast security tests.
+
+Deselected from ``make test`` by the ``prove`` marker; each test records its
+figures in bench/results/prove.json and scripts/prove.sh prints the table.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.security.faults import kill_worker_during_reindex, make_pages, race_edits
+from tests.security.matrix import build_world, check_case, check_http_case
+from tests.security.revocation import KINDS, run_trial
+
+pytestmark = pytest.mark.prove
+RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "prove.json"
+
+
+def record(name: str, **figures) -> None:  # type: ignore[no-untyped-def]
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    data[name] = figures
+    RESULTS.write_text(json.dumps(data, indent=2))
+
+
+@pytest.mark.django_db
+def test_permission_matrix_10000_cases(client):
+    started = time.monotonic()
+    cases, leaks, http_cases = 0, [], 0
+    seed = 1000
+    while cases < 10_000:
+        world = build_world(seed, n_users=8, n_pages=14, n_queries=25)
+        for username in world.users:
+            for query in world.queries:
+                leaks += check_case(world, username, query)
+                cases += 1
+        # HTTP paths on a slice of the cases (each renders several full pages).
+        for username in list(world.users)[:4]:
+            leaks += check_http_case(world, username, world.queries[0], client)
+            http_cases += 1
+        seed += 1
+    record("permission_matrix", cases=cases, http_cases=http_cases, worlds=seed - 1000, leaks=len(leaks),
+           seconds=round(time.monotonic() - started))
+    assert not leaks, leaks[:10]
+
+
+@pytest.mark.django_db
+def test_revocation_1000_trials(no_embeddings):
+    results = [run_trial(seed, KINDS[seed % len(KINDS)]) for seed in range(1000)]
+    leaked = sum(r.leaked_after for r in results)
+    record("revocation", trials=len(results), visible_before=sum(r.saw_before for r in results), leaks=leaked)
+    assert all(r.saw_before for r in results) and leaked == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_kill_worker_during_500_reindex_tasks(worker, make_space):
+    pages = make_pages(make_space("prove-kill"), 500, seed=7, size=2)
+    report = kill_worker_during_reindex(worker, pages, kills=10, seed=7, heal_timeout=1800)
+    record("worker_kill", tasks=report.tasks, faults_injected=report.kills, stale_pages=len(report.inconsistent))
+    assert report.inconsistent == []
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_1000_concurrent_edit_races(worker, make_space):
+    pages = make_pages(make_space("prove-race"), 20, seed=8, size=1)
+    report = race_edits(pages, edits=1000, threads=8, seed=8, heal_timeout=1800)
+    record("edit_races", edits=report.saves, revisions=report.revisions_written, conflicts_retried=report.conflicts,
+           lost_edits=report.lost_edits, stale_pages=len(report.inconsistent))
+    assert report.lost_edits == 0 and report.revisions_written == 1000 and report.inconsistent == []

@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): ``make bench`` or ``python -m bench.<name>``; see scripts/bench.sh."""

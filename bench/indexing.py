@@ -1,0 +1,257 @@
+"""Indexing throughput and memory, on etalab-guides.
+
+    python -m bench.indexing [--corpus etalab-guides] [--no-worker]
+
+1. the embedder alone on the corpus's chunk texts (what ``page_reindex`` sends it),
+   in batches of ``EMBEDDINGS_BATCH_SIZE``;
+2. the whole pipeline, ``search.indexing.page_reindex``, in this process: each
+   page's chunks are deleted first, so it re-chunks, writes rows and tsvectors,
+   embeds every chunk and writes the vectors (goal: >= 0.8 of the raw rate);
+3. a real Celery worker (prefork, concurrency 1) doing the same from the queue:
+   wall time until every page is indexed again, and the peak memory (VmHWM) of
+   its parent and pool child.
+
+Peak RSS of this process comes from ``resource.getrusage``. Pages end as they
+started (indexed, same text and vectors); a page interrupted mid-way is left
+marked pending, so the next load or sweep heals it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ != "bench":  # `python bench/indexing.py` would shadow the `search` app with bench/search.py
+    raise SystemExit("run as: python -m bench.indexing ...")
+
+from bench import common  # noqa: E402
+
+
+def _vm_hwm_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _reset_pages(pages: list[Any]) -> None:
+    """Drop the pages' chunks and mark them pending: the next reindex does the whole pipeline."""
+    from search.models import Chunk, IndexState
+
+    for page in pages:
+        IndexState.objects.filter(page=page).update(status=IndexState.Status.PENDING)
+        Chunk.objects.filter(page=page).delete()
+
+
+def raw_embedder(texts: list[str]) -> dict[str, Any]:
+    from django.conf import settings
+
+    from search.embedders import get_embedder
+
+    embedder = get_embedder()
+    assert embedder is not None
+    batch = settings.EMBEDDINGS_BATCH_SIZE
+    started = time.perf_counter()
+    for start in range(0, len(texts), batch):
+        embedder.embed_passages(texts[start : start + batch])
+    seconds = time.perf_counter() - started
+    return {"chunks": len(texts), "seconds": seconds, "chunks_per_s": len(texts) / seconds, "batch_size": batch}
+
+
+def pipeline_inline(pages: list[Any]) -> dict[str, Any]:
+    from search.indexing import page_reindex
+
+    chunks = embedded = 0
+    seconds = 0.0
+    for page in pages:
+        _reset_pages([page])
+        started = time.perf_counter()
+        result = page_reindex(page_id=page.pk, revision_id=page.published_revision_id)
+        seconds += time.perf_counter() - started
+        if result.status != "indexed":
+            raise SystemExit(f"page {page.pk}: reindex ended {result.status!r}")
+        chunks += result.chunks
+        embedded += result.embedded
+    return {
+        "pages": len(pages),
+        "chunks": chunks,
+        "embedded": embedded,
+        "seconds": seconds,
+        "chunks_per_s": embedded / seconds,
+    }
+
+
+def pipeline_worker(pages: list[Any], timeout: float = 1800) -> dict[str, Any]:
+    """A real worker process, from the Redis queue; its peak memory from /proc."""
+    from handbook.celery import app
+    from search.indexing import pages_needing_index
+    from search.models import Chunk
+    from search.services import workers_available
+    from search.tasks import reindex_page
+
+    if workers_available():
+        return {"skipped": "another worker is already consuming the bench queue"}
+    app.control.purge()  # tasks queued by earlier loads (indexed inline since) must not run now
+    env = dict(os.environ, CELERY_TASK_ALWAYS_EAGER="false")
+    log = open(common.RESULTS / "indexing-worker.log", "wb")  # noqa: SIM115 - closed below
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "handbook",
+            "worker",
+            "--loglevel=WARNING",
+            "--concurrency=1",
+            "--pool=prefork",
+            "--without-gossip",
+            "--without-mingle",
+            "-n",
+            f"bench-{os.getpid()}@%h",
+        ],
+        cwd=common.ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not app.control.ping(timeout=0.5):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"worker did not start; see {log.name}")
+        _reset_pages(pages)
+        ids = [p.pk for p in pages]
+        started = time.perf_counter()
+        for page in pages:
+            reindex_page.delay(page.pk, page.published_revision_id)
+        while pages_needing_index().filter(id__in=ids).exists():
+            if time.perf_counter() - started > timeout or worker.poll() is not None:
+                raise SystemExit(f"worker did not finish indexing; see {log.name}")
+            time.sleep(0.25)
+        seconds = time.perf_counter() - started
+        chunks = Chunk.objects.filter(page_id__in=ids, embedding__isnull=False).count()
+        children = _children(worker.pid)
+        memory = {
+            "parent_vmhwm_mb": _vm_hwm_mb(worker.pid),
+            "pool_children_vmhwm_mb": [_vm_hwm_mb(c) for c in children],
+        }
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait(10)
+        log.close()
+    return {
+        "pages": len(pages),
+        "chunks": chunks,
+        "seconds": seconds,
+        "chunks_per_s": chunks / seconds,
+        **memory,
+        "note": "wall time from enqueue to all pages indexed (summaries run in the same worker)",
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.indexing", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default="etalab-guides")
+    parser.add_argument("--no-worker", action="store_true", help="skip the real-worker run")
+    args = parser.parse_args(argv)
+    common.setup()
+    common.RESULTS.mkdir(parents=True, exist_ok=True)
+    common.ensure_corpora((args.corpus,))
+
+    from handbook.models import Page
+    from search.embedders import get_embedder
+    from search.indexing import passage_text
+    from search.models import Chunk
+
+    rss_start = common.peak_rss_mb()
+    pages = list(Page.objects.published().filter(space__slug=args.corpus).order_by("id"))
+    texts = [
+        passage_text(h, t)
+        for h, t in Chunk.objects.filter(page__in=pages).order_by("page_id", "ordinal").values_list("heading", "text")
+    ]
+    embedder = get_embedder()
+    assert embedder is not None
+    embedder.embed_passages(["warm-up: load the model before timing"])
+    rss_model = common.peak_rss_mb()
+    print(f"{args.corpus}: {len(pages)} pages, {len(texts)} chunks", flush=True)
+
+    raw = raw_embedder(texts)
+    print(f"  embedder alone: {raw['chunks_per_s']:.2f} chunks/s", flush=True)
+    inline = pipeline_inline(pages)
+    print(f"  page_reindex:   {inline['chunks_per_s']:.2f} chunks/s", flush=True)
+    rss_end = common.peak_rss_mb()
+    worker = {"skipped": "--no-worker"} if args.no_worker else pipeline_worker(pages)
+
+    rows = [
+        ("embedder alone (embed_passages)", raw["chunks"], raw["seconds"], raw["chunks_per_s"], 1.0),
+        (
+            "page_reindex, this process",
+            inline["embedded"],
+            inline["seconds"],
+            inline["chunks_per_s"],
+            inline["chunks_per_s"] / raw["chunks_per_s"],
+        ),
+    ]
+    if "skipped" not in worker:
+        rows.append(
+            (
+                "real Celery worker (prefork, 1), from the queue",
+                worker["chunks"],
+                worker["seconds"],
+                worker["chunks_per_s"],
+                worker["chunks_per_s"] / raw["chunks_per_s"],
+            )
+        )
+    common.section(
+        f"Indexing throughput on {args.corpus} (goal: pipeline >= 0.8 of raw)",
+        common.md_table(("path", "chunks", "seconds", "chunks/s", "ratio to raw"), rows, digits=2),
+    )
+    mem_rows = [
+        ("bench process before the model", rss_start),
+        ("bench process after loading the model", rss_model),
+        ("bench process at the end (raw + pipeline)", rss_end),
+    ]
+    if "skipped" not in worker:
+        mem_rows.append(("worker parent (VmHWM)", worker["parent_vmhwm_mb"] or float("nan")))
+        for i, mb in enumerate(worker["pool_children_vmhwm_mb"]):
+            mem_rows.append((f"worker pool child {i + 1} (VmHWM)", mb or float("nan")))
+    else:
+        print(f"\n(real worker skipped: {worker['skipped']})")
+    common.section("Peak memory", common.md_table(("process", "peak RSS MB"), mem_rows, digits=0))
+    common.write_results(
+        "indexing",
+        {
+            "corpus": args.corpus,
+            "raw": raw,
+            "inline": inline,
+            "worker": worker,
+            "peak_rss_mb": {"start": rss_start, "after_model": rss_model, "end": rss_end},
+        },
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,1091 @@
+"""Search benchmarks: quality, cross-language, latency by stage, vector recall by selectivity.
+
+    python -m bench.search quality            # dev.jsonl + dev-handbooks.jsonl + dev-crosslang.jsonl
+    python -m bench.search scale --size 10k   # latency + vector recall at ~10k chunks
+    python -m bench.search scale --size 100k  # the same at ~100k chunks (synthetic vectors, see below)
+
+Quality: every system answers every query of an eval file as the user of that
+file (see ``bench/common.py``: the user reads exactly the corpora of the file;
+"search everything the user may read"), and each query is scored against its own
+corpus. keyword / vector / hybrid go through ``search.retrieval.retrieve`` (the
+product's one query path); the two references rank the same pages (title +
+body, accent-folded, OR of the query words, no stemming): SQLite FTS5 ``bm25()``
+and a plain-Python BM25 (k1 = 1.2, b = 0.75).
+
+Scale: separate databases on the bench server (``bench_scale_10k``,
+``bench_scale_100k``), built once from the loaded corpora: the real chunks
+(text, tsvector and vectors copied as they are) and, for 100k, chunks of the
+GitLab and Sourcegraph handbooks made by the product's chunker, inserted with
+COPY, with ``search_vector`` computed in SQL exactly as ``search/indexing.py``
+does. Their vectors are SYNTHETIC: a real chunk vector picked at random, plus
+Gaussian noise (sigma 0.02 per dimension, cosine ~0.93 to its source),
+normalised. Pages are dealt at random into three spaces holding ~1 %, ~9 % and
+~90 % of the chunks, read by three users who see ~1 %, ~10 % and 100 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sqlite3
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+if __package__ != "bench":  # `python bench/search.py` would shadow the `search` app with this file
+    raise SystemExit("run as: python -m bench.search ...")
+
+from bench import common  # noqa: E402
+
+MODES = {"keyword": (False, True), "vector": (True, False), "hybrid": (True, True)}  # use_vectors, use_keywords
+_WORD = re.compile(r"[0-9a-z]+")
+
+
+# --- reference rankers: SQLite FTS5 and plain BM25 over the same pages ----------------------
+
+
+def _tokens(text: str) -> list[str]:
+    from search.text import fold_accents
+
+    return _WORD.findall(fold_accents(text).lower())
+
+
+class Fts5Index:
+    """SQLite FTS5, unicode61 remove_diacritics, accent-folded title + body, ``bm25()`` ranking."""
+
+    name = "fts5-bm25"
+
+    def __init__(self, docs: Sequence[tuple[str, str, str]]) -> None:
+        from search.text import fold_accents
+
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute(
+            "CREATE VIRTUAL TABLE docs USING fts5(ref UNINDEXED, title, body, "
+            "tokenize = 'unicode61 remove_diacritics 2')"
+        )
+        self.db.executemany(
+            "INSERT INTO docs (ref, title, body) VALUES (?, ?, ?)",
+            [(ref, fold_accents(title), fold_accents(body)) for ref, title, body in docs],
+        )
+
+    def search(self, query: str, k: int = common.K) -> list[str]:
+        terms = list(dict.fromkeys(_tokens(query)))
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        rows = self.db.execute(
+            "SELECT ref FROM docs WHERE docs MATCH ? ORDER BY bm25(docs), rowid LIMIT ?", (match, k)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+
+class BM25:
+    """Okapi BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + .5) / (df + .5))), one field: title + body."""
+
+    name = "bm25-python"
+
+    def __init__(self, docs: Sequence[tuple[str, str, str]], k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.refs = [ref for ref, _t, _b in docs]
+        self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        self.lengths: list[int] = []
+        for i, (_ref, title, body) in enumerate(docs):
+            tokens = _tokens(title + "\n" + body)
+            self.lengths.append(len(tokens))
+            for term, tf in Counter(tokens).items():
+                self.postings[term].append((i, tf))
+        self.avgdl = sum(self.lengths) / max(1, len(self.lengths))
+
+    def search(self, query: str, k: int = common.K) -> list[str]:
+        n = len(self.refs)
+        scores: dict[int, float] = defaultdict(float)
+        for term in dict.fromkeys(_tokens(query)):
+            postings = self.postings.get(term)
+            if not postings:
+                continue
+            idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
+            for doc, tf in postings:
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[doc] / self.avgdl)
+                scores[doc] += idf * tf * (self.k1 + 1) / (tf + norm)
+        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        return [self.refs[doc] for doc, _s in best]
+
+
+# --- quality ------------------------------------------------------------------------------
+
+
+def _product_runs(
+    queries: Sequence[dict[str, Any]], user: Any, refs: dict[int, str]
+) -> dict[str, dict[str, list[str]]]:
+    from search.retrieval import retrieve
+
+    runs: dict[str, dict[str, list[str]]] = {}
+    for mode, (use_vectors, use_keywords) in MODES.items():
+        ranked: dict[str, list[str]] = {}
+        started = time.perf_counter()
+        for q in queries:
+            result = retrieve(q["query"], user, use_vectors=use_vectors, use_keywords=use_keywords)
+            ranked[q["qid"]] = common.first_k(refs[p.page_id] for p in result.pages)
+        runs[mode] = ranked
+        print(f"  {mode}: {len(queries)} queries in {time.perf_counter() - started:.1f} s", flush=True)
+    return runs
+
+
+def _visible_docs(user: Any) -> list[tuple[str, str, str, str]]:
+    """(ref, title, body, corpus) of every page the user may read: the references rank exactly these."""
+    from handbook.models import Page
+
+    return list(Page.objects.visible_to(user).order_by("id").values_list("ref", "title", "body", "space__slug"))
+
+
+def _reference_runs(
+    queries: Sequence[dict[str, Any]], docs: Sequence[tuple[str, str, str, str]]
+) -> dict[str, dict[str, list[str]]]:
+    triples = [(ref, title, body) for ref, title, body, _c in docs]
+    runs: dict[str, dict[str, list[str]]] = {}
+    for ranker in (Fts5Index(triples), BM25(triples)):
+        runs[ranker.name] = {q["qid"]: ranker.search(q["query"]) for q in queries}
+    # The eval README's reference numbers are BM25 over the query's own corpus alone: the same, per corpus.
+    own: dict[str, BM25] = {}
+    ranked: dict[str, list[str]] = {}
+    for q in queries:
+        if q["corpus"] not in own:
+            own[q["corpus"]] = BM25([(r, t, b) for r, t, b, c in docs if c == q["corpus"]])
+        ranked[q["qid"]] = own[q["corpus"]].search(q["query"])
+    runs["bm25-python (own corpus only)"] = ranked
+    return runs
+
+
+def _chunk_bm25_run(queries: Sequence[dict[str, Any]], user: Any) -> dict[str, list[str]]:
+    """Diagnostic: BM25 over the product's chunks (title + heading + text), a page scored as its best chunk.
+
+    Same granularity and page scoring as the keyword leg, but with IDF: tells a chunking problem
+    from a ranking-function problem.
+    """
+    from handbook.models import Page
+    from search.models import Chunk
+
+    rows = Chunk.objects.filter(page__in=Page.objects.visible_to(user)).order_by("page_id", "ordinal")
+    ranker = BM25(
+        [
+            (ref, title, f"{heading}\n{text}")
+            for ref, title, heading, text in rows.values_list("page__ref", "page__title", "heading", "text")
+        ]
+    )
+    return {q["qid"]: common.first_k(ranker.search(q["query"], k=300)) for q in queries}
+
+
+SYSTEMS = (
+    "keyword",
+    "vector",
+    "hybrid",
+    "fts5-bm25",
+    "bm25-python",
+    "bm25-python (own corpus only)",
+    "bm25-python chunks (diagnostic)",
+)
+
+
+def quality() -> None:
+    common.setup()
+    common.ensure_corpora()
+    from django.contrib.auth.models import User
+
+    from handbook.models import Page
+
+    refs = dict(Page.objects.values_list("id", "ref"))
+    out: dict[str, Any] = {
+        "files": {},
+        "choice": "each eval file searched as a user reading exactly its corpora; "
+        "each query scored against its own corpus",
+    }
+    rows = []
+    all_runs: dict[str, dict[str, dict[str, list[str]]]] = {}
+    for name in ("dev.jsonl", "dev-handbooks.jsonl"):
+        scope = common.EVAL_FILES[name]
+        user = User.objects.get(username=scope)
+        queries = common.load_queries(name)
+        docs = _visible_docs(user)
+        print(f"\n{name}: {len(queries)} queries as {scope!r} ({len(docs)} visible pages)", flush=True)
+        runs = {**_product_runs(queries, user, refs), **_reference_runs(queries, docs)}
+        runs["bm25-python chunks (diagnostic)"] = _chunk_bm25_run(queries, user)
+        all_runs[name] = runs
+        scores = {system: common.score_run(queries, runs[system]) for system in SYSTEMS}
+        out["files"][name] = {
+            "user": scope,
+            "visible_pages": len(docs),
+            "scores": scores,
+            "unanswerable": sum(1 for q in queries if not q.get("relevant")),
+            "runs": runs,
+        }
+        for corpus in dict.fromkeys(q["corpus"] for q in queries):
+            for system in SYSTEMS:
+                s = scores[system][corpus]
+                rows.append((corpus, system, s["queries"], s["ndcg@10"], s["recall@10"], s["empty"]))
+    common.section(
+        "Quality (page level, macro per corpus, answerable queries)",
+        common.md_table(("corpus", "system", "queries", "nDCG@10", "Recall@10", "empty lists"), rows),
+        "keyword / vector / hybrid = search.retrieval.retrieve as the file's bench user; fts5-bm25 and "
+        "bm25-python rank the same visible pages; 'own corpus only' = BM25 over the query's corpus alone "
+        "(the eval README's reference setting); 'chunks (diagnostic)' = BM25 over the product's chunks, a page "
+        "scored as its best chunk (the keyword leg's granularity, with IDF). 'empty lists' = answerable "
+        "queries with no result at all.",
+    )
+    common.write_results("search_quality", out)
+    crosslang(all_runs["dev-handbooks.jsonl"], refs)
+
+
+def crosslang(native_runs: dict[str, dict[str, list[str]]], refs: dict[int, str]) -> None:
+    """Translated queries vs their native originals, the three handbooks in one instance."""
+    from django.contrib.auth.models import User
+
+    from handbook.models import Page
+
+    user = User.objects.get(username=common.EVAL_FILES["dev-crosslang.jsonl"])
+    queries = common.load_queries("dev-crosslang.jsonl")
+    natives = {q["qid"]: q for q in common.load_queries("dev-handbooks.jsonl")}
+    page_lang = dict(
+        Page.objects.filter(space__slug__in=common.SCOPES["bench-handbooks"])
+        .values_list("space__slug", "language")
+        .distinct()
+    )
+    print(f"\ndev-crosslang.jsonl: {len(queries)} queries as {user.username!r}", flush=True)
+    docs = _visible_docs(user)
+    translated = _product_runs(queries, user, refs)
+    fts = Fts5Index([(r, t, b) for r, t, b, _c in docs])
+    translated["fts5-bm25"] = {q["qid"]: fts.search(q["query"]) for q in queries}
+    systems = ("keyword", "vector", "hybrid", "fts5-bm25")
+
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for q in queries:
+        direction = f"{page_lang.get(q['corpus'], '?')}→{q['lang']}-asked"
+        groups[(direction, q["corpus"])].append(q)
+    rows, out = [], {"groups": {}, "runs": translated}
+    for (direction, corpus), group in sorted(groups.items()):
+        native_queries = [{**natives[q["source_qid"]], "qid": q["qid"]} for q in group]
+        for system in systems:
+            nat = {q["qid"]: native_runs[system].get(q["source_qid"], []) for q in group}
+            n_score = common.score_run(native_queries, nat)[corpus]
+            t_score = common.score_run(group, translated[system])[corpus]
+            rows.append(
+                (
+                    direction,
+                    corpus,
+                    system,
+                    t_score["queries"],
+                    n_score["ndcg@10"],
+                    t_score["ndcg@10"],
+                    t_score["ndcg@10"] - n_score["ndcg@10"],
+                    t_score["recall@10"],
+                    t_score["empty"],
+                )
+            )
+            out["groups"].setdefault(f"{direction} {corpus}", {})[system] = {"native": n_score, "translated": t_score}
+    common.section(
+        "Cross-language (three handbooks in one instance, search everything the user may read)",
+        common.md_table(
+            (
+                "direction",
+                "corpus",
+                "system",
+                "queries",
+                "native nDCG@10",
+                "translated nDCG@10",
+                "Δ",
+                "translated R@10",
+                "empty",
+            ),
+            rows,
+        ),
+        "'en→fr-asked' = English pages found from French questions. native = the same question in the "
+        "corpus language (dev-handbooks.jsonl, same relevant pages).",
+    )
+    common.write_results("search_crosslang", out)
+
+
+# --- scale: latency and vector recall -----------------------------------------------------
+
+SIZES = {"10k": 0, "100k": 100_000}  # 0: the real chunks only
+BUCKETS = (("scale-a", 0.01), ("scale-b", 0.09), ("scale-c", None))  # space, share of chunks (rest)
+BUCKET_USERS = (
+    ("1%", "scale-1pct", "scale-1"),
+    ("10%", "scale-10pct", "scale-10"),
+    ("100%", "scale-100pct", "scale-100"),
+)
+SYNTH_SOURCES = ("gitlab-handbook", "sourcegraph-handbook")
+NOISE_SIGMA = 0.02
+SEED = 20260
+
+
+def _scale_db(size: str) -> str:
+    return f"bench_scale_{size}"
+
+
+def _main_conn():  # type: ignore[no-untyped-def]
+    import psycopg
+
+    return psycopg.connect(common.database_url())
+
+
+def _main_chunk_count() -> int:
+    with _main_conn() as main:
+        return main.execute(
+            "SELECT count(*) FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id "
+            "JOIN handbook_space s ON s.id = p.space_id WHERE s.slug = ANY(%s) AND p.status = 'published' "
+            "AND p.deleted_at IS NULL",
+            [list(common.ALL_CORPORA)],
+        ).fetchone()[0]
+
+
+def _index_defs() -> list[tuple[str, str]]:
+    """The two big indexes of search_chunk, as the migrations create them (dropped for bulk loading)."""
+    import importlib
+
+    hnsw = importlib.import_module("search.migrations.0002_chunk_hnsw").SQL
+    return [
+        ("chunk_search_vector_gin", "CREATE INDEX chunk_search_vector_gin ON search_chunk USING gin (search_vector)"),
+        ("chunk_embedding_hnsw_384", hnsw),
+    ]
+
+
+def build_scale(size: str) -> dict[str, Any]:
+    """Fill the scale database (once): real chunks copied from the bench instance, + synthetic ones."""
+    from django.contrib.auth.models import Group
+    from django.db import connection
+
+    from handbook.services import space_create
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE IF NOT EXISTS bench_scale_meta (key text PRIMARY KEY, value jsonb)")
+        cursor.execute("SELECT value FROM bench_scale_meta WHERE key = 'built'")
+        row = cursor.fetchone()
+    if row:
+        meta = row[0] if isinstance(row[0], dict) else json.loads(row[0])
+        if meta.get("real_chunks") == _main_chunk_count():
+            return meta
+        print(f"{_scale_db(size)} is stale (the corpora changed since it was built): rebuilding", flush=True)
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM bench_scale_meta")
+
+    import numpy as np
+
+    started = time.monotonic()
+    groups = {name: Group.objects.get_or_create(name=name)[0] for _l, _u, name in BUCKET_USERS}
+    spaces = {
+        "scale-a": space_create(slug="scale-a", title="Scale A", viewer_groups=list(groups.values())),
+        "scale-b": space_create(
+            slug="scale-b", title="Scale B", viewer_groups=[groups["scale-10"], groups["scale-100"]]
+        ),
+        "scale-c": space_create(slug="scale-c", title="Scale C", viewer_groups=[groups["scale-100"]]),
+    }
+    for _label, username, group in BUCKET_USERS:
+        common.bench_user(username, [group])
+    default_space = spaces["scale-c"].pk
+
+    from pgvector.psycopg import register_vector
+
+    with _main_conn() as main, connection.cursor() as cursor:
+        register_vector(main)
+        cursor.execute("TRUNCATE search_chunk, handbook_revision, handbook_page CASCADE")
+        _default_unfilled_columns(cursor)
+        saved_indexes = _index_defs()
+        for name, _def in saved_indexes:
+            cursor.execute(f"DROP INDEX IF EXISTS {name}")
+        # 1. real pages and chunks, as they are in the bench instance.
+        pages_sql = (
+            "SELECT p.id FROM handbook_page p JOIN handbook_space s ON s.id = p.space_id "
+            "WHERE s.slug = ANY(%s) AND p.status = 'published' AND p.deleted_at IS NULL"
+        )
+        with main.cursor() as src:
+            src.execute(
+                f"SELECT id, ref, title, language FROM handbook_page WHERE id IN ({pages_sql})",
+                [list(common.ALL_CORPORA)],
+            )
+            real_pages = src.fetchall()
+        _copy_pages(cursor, [(pid, ref, title, lang) for pid, ref, title, lang in real_pages], default_space)
+        columns = (
+            "id, page_id, revision_id, ordinal, heading, anchor, text, language, content_hash, "
+            "search_vector, embedding, embedding_model, embedded_at, created_at"
+        )
+        raw = cursor.connection  # psycopg connection of Django's cursor
+        with (
+            main.cursor() as src,
+            src.copy(
+                f"COPY (SELECT {columns.replace('revision_id', 'page_id')} FROM search_chunk "
+                f"WHERE page_id IN ({pages_sql})) TO STDOUT",
+                [list(common.ALL_CORPORA)],
+            ) as out_copy,
+            raw.cursor().copy(f"COPY search_chunk ({columns}) FROM STDIN") as in_copy,
+        ):
+            for block in out_copy:
+                in_copy.write(block)
+        cursor.execute("SELECT count(*), max(id), min(embedding_model) FROM search_chunk")
+        real_chunks, max_chunk_id, model = cursor.fetchone()
+        synthetic = 0
+        # 2. synthetic chunks up to the target: real text of other handbooks, perturbed real vectors.
+        target = SIZES[size]
+        if target > real_chunks:
+            with main.cursor() as src:
+                src.execute(
+                    f"SELECT embedding FROM search_chunk WHERE embedding IS NOT NULL AND page_id IN ({pages_sql})",
+                    [list(common.ALL_CORPORA)],
+                )
+                base = np.stack([np.asarray(r[0], dtype=np.float32) for r in src.fetchall()])
+            synthetic = _insert_synthetic(
+                cursor,
+                raw,
+                base,
+                target - real_chunks,
+                max_chunk_id,
+                max(p[0] for p in real_pages),
+                model,
+                default_space,
+            )
+        # 3. indexes rebuilt in bulk (faster than row by row), then statistics.
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        for name, definition in saved_indexes:
+            t = time.monotonic()
+            cursor.execute(definition)
+            print(f"  index {name} built in {time.monotonic() - t:.0f} s", flush=True)
+        buckets = _deal_buckets(cursor, spaces)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE search_chunk")
+        cursor.execute("ANALYZE handbook_page")
+        meta = {
+            "size": size,
+            "real_chunks": real_chunks,
+            "synthetic_chunks": synthetic,
+            "total_chunks": real_chunks + synthetic,
+            "buckets": buckets,
+            "synthetic_sources": list(SYNTH_SOURCES) if synthetic else [],
+            "vectors": (
+                "real (local model)"
+                if not synthetic
+                else f"{real_chunks} real + {synthetic} SYNTHETIC (random real vector + N(0, "
+                f"{NOISE_SIGMA}^2) noise per dimension, normalised)"
+            ),
+            "build_s": round(time.monotonic() - started, 1),
+        }
+        cursor.execute("INSERT INTO bench_scale_meta VALUES ('built', %s)", [json.dumps(meta)])
+    print(f"built {_scale_db(size)}: {meta}", flush=True)
+    return meta
+
+
+def _default_unfilled_columns(cursor: Any) -> None:
+    """Give NOT NULL columns this bench does not fill (added by later migrations) their model default."""
+    defaults = {
+        "character varying": "''",
+        "text": "''",
+        "boolean": "false",
+        "integer": "0",
+        "bigint": "0",
+        "smallint": "0",
+    }
+    for table in ("search_chunk", "handbook_page", "handbook_revision"):
+        cursor.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = %s "
+            "AND is_nullable = 'NO' AND column_default IS NULL AND column_name <> 'id'",
+            [table],
+        )
+        for column, data_type in cursor.fetchall():
+            if data_type in defaults and not column.endswith("_id"):
+                cursor.execute(f'ALTER TABLE {table} ALTER COLUMN "{column}" SET DEFAULT {defaults[data_type]}')
+
+
+def _copy_pages(cursor: Any, pages: Sequence[tuple[int, str, str, str]], space_id: int) -> None:
+    """Pages and one revision each (id = page id), published; bodies are not needed by retrieval."""
+    raw = cursor.connection
+    with raw.cursor().copy(
+        "COPY handbook_page (id, ref, title, slug, language, body, status, created_at, updated_at, space_id) FROM STDIN"
+    ) as copy:
+        for pid, ref, title, lang in pages:
+            copy.write_row((pid, ref[:500], title[:300], f"p{pid}", lang, "", "published", "now", "now", space_id))
+    with raw.cursor().copy(
+        "COPY handbook_revision (id, number, title, body, note, created_at, page_id) FROM STDIN"
+    ) as copy:
+        for pid, _ref, title, _lang in pages:
+            copy.write_row((pid, 1, title[:300], "", "bench", "now", pid))
+    ids = [p[0] for p in pages]
+    cursor.execute("UPDATE handbook_page SET published_revision_id = id WHERE id = ANY(%s)", [ids])
+    cursor.execute("SELECT setval(pg_get_serial_sequence('handbook_page', 'id'), (SELECT max(id) FROM handbook_page))")
+    cursor.execute(
+        "SELECT setval(pg_get_serial_sequence('handbook_revision', 'id'), (SELECT max(id) FROM handbook_revision))"
+    )
+
+
+def _synthetic_pages(need: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Pages of the other handbooks, then again with a 'copy2:' ref prefix, until ``need`` chunks are given."""
+    for copy_prefix in ("", "copy2:", "copy3:"):
+        for source in SYNTH_SOURCES:
+            for item in common.read_jsonl(common.CORPORA / f"{source}.jsonl"):
+                yield copy_prefix, item
+
+
+def _insert_synthetic(
+    cursor: Any, raw: Any, base: Any, need: int, max_chunk_id: int, max_page_id: int, model: str, space_id: int
+) -> int:
+    import numpy as np
+
+    from handbook.models import text_search_config
+    from search.chunking import chunk_markdown
+    from search.text import fold_accents
+
+    rng = np.random.default_rng(SEED)
+    t = time.monotonic()
+    cursor.execute(
+        "CREATE TEMP TABLE bench_stage (id bigint, page_id bigint, ordinal int, heading text, "
+        "anchor text, text text, language text, content_hash text, embedding text, config text, "
+        "title_f text, heading_f text, text_f text)"
+    )
+    pages: list[tuple[int, str, str, str]] = []
+    seen: set[str] = set()
+    made, page_id, chunk_id = 0, max_page_id, max_chunk_id
+    with raw.cursor().copy("COPY bench_stage FROM STDIN") as copy:
+        for prefix, item in _synthetic_pages(need):
+            if made >= need:
+                break
+            ref = (prefix + item["id"])[:500]
+            if ref in seen or not item.get("title", "").strip():
+                continue
+            seen.add(ref)
+            drafts = chunk_markdown(item.get("body") or "")
+            if not drafts:
+                continue
+            page_id += 1
+            lang = (item.get("lang") or "en")[:2]
+            title = item["title"].strip()[:300]
+            pages.append((page_id, ref, title, lang))
+            vectors = base[rng.integers(0, len(base), len(drafts))]
+            vectors = vectors + rng.normal(0, NOISE_SIGMA, vectors.shape).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            config, title_f = text_search_config(lang), fold_accents(title)
+            for draft, vector in zip(drafts, vectors, strict=True):
+                chunk_id += 1
+                copy.write_row(
+                    (
+                        chunk_id,
+                        page_id,
+                        draft.ordinal,
+                        draft.heading,
+                        draft.anchor[:300],
+                        draft.text,
+                        lang,
+                        draft.content_hash,
+                        "[" + ",".join(f"{x:.6f}" for x in vector) + "]",
+                        config,
+                        title_f,
+                        fold_accents(draft.heading),
+                        fold_accents(draft.text),
+                    )
+                )
+            made += len(drafts)
+    print(
+        f"  chunked and staged {made} synthetic chunks of {len(pages)} pages in {time.monotonic() - t:.0f} s",
+        flush=True,
+    )
+    _copy_pages(cursor, pages, space_id)
+    t = time.monotonic()
+    # The same weighting as search/indexing.py::_write_search_vectors: title A, heading path B, body D.
+    cursor.execute(
+        """
+        INSERT INTO search_chunk (id, page_id, revision_id, ordinal, heading, anchor, text, language, content_hash,
+                                  search_vector, embedding, embedding_model, embedded_at, created_at)
+        SELECT id, page_id, page_id, ordinal, heading, anchor, text, language, content_hash,
+               setweight(to_tsvector(config::regconfig, title_f), 'A')
+               || setweight(to_tsvector(config::regconfig, heading_f), 'B')
+               || setweight(to_tsvector(config::regconfig, text_f), 'D'),
+               embedding::vector, %s, now(), now()
+        FROM bench_stage
+        """,
+        [model],
+    )
+    cursor.execute("DROP TABLE bench_stage")
+    cursor.execute("SELECT setval(pg_get_serial_sequence('search_chunk', 'id'), (SELECT max(id) FROM search_chunk))")
+    print(f"  inserted with to_tsvector in {time.monotonic() - t:.0f} s", flush=True)
+    return made
+
+
+def _deal_buckets(cursor: Any, spaces: dict[str, Any]) -> dict[str, Any]:
+    """Deal pages at random into the three spaces so they hold ~1 %, ~9 % and the rest of the chunks."""
+    import random
+
+    cursor.execute("SELECT page_id, count(*) FROM search_chunk GROUP BY page_id ORDER BY page_id")
+    counts = cursor.fetchall()
+    total = sum(n for _p, n in counts)
+    random.Random(SEED).shuffle(counts)
+    assigned: dict[str, list[int]] = {slug: [] for slug, _share in BUCKETS}
+    filled = {slug: 0 for slug, _share in BUCKETS}
+    for page_id, n in counts:
+        for slug, share in BUCKETS:
+            if share is None or filled[slug] + n <= share * total * 1.05 and filled[slug] < share * total:
+                assigned[slug].append(page_id)
+                filled[slug] += n
+                break
+    for slug, ids in assigned.items():
+        cursor.execute("UPDATE handbook_page SET space_id = %s WHERE id = ANY(%s)", [spaces[slug].pk, ids])
+    return {
+        slug: {"pages": len(assigned[slug]), "chunks": filled[slug], "share": filled[slug] / total} for slug in assigned
+    }
+
+
+def _queries_for_scale() -> list[str]:
+    texts = [
+        q["query"]
+        for name in ("dev.jsonl", "dev-handbooks.jsonl", "dev-crosslang.jsonl")
+        for q in common.load_queries(name)
+    ]
+    return list(dict.fromkeys(texts))
+
+
+def _clear_query_cache(texts: Sequence[str], model: str) -> None:
+    import hashlib
+
+    from django.core.cache import cache
+
+    # The key format of search/embedding_cache.py; checked below by the cold timings themselves.
+    cache.delete_many(["qemb:" + hashlib.sha256(f"{model}\n{t}".encode()).hexdigest() for t in texts])
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    ms = [v * 1000 for v in values]
+    return {
+        "n": len(ms),
+        "p50_ms": common.percentile(ms, 50),
+        "p95_ms": common.percentile(ms, 95),
+        "mean_ms": common.mean(ms),
+    }
+
+
+def _timed_runs(texts: Sequence[str], user: Any, **kwargs: Any) -> dict[str, list[float]]:
+    from search.retrieval import retrieve
+
+    stages: dict[str, list[float]] = defaultdict(list)
+    for text in texts:
+        result = retrieve(text, user, **kwargs)
+        for stage, seconds in result.timings.items():
+            stages[stage].append(seconds)
+    return stages
+
+
+def latency(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, Any]:
+    from django.contrib.auth.models import User
+
+    from search.embedders import get_embedder
+    from search.retrieval import retrieve
+
+    embedder = get_embedder()
+    assert embedder is not None
+    embedder.embed_query("warm-up: load the model before timing")
+    users = {label: User.objects.get(username=username) for label, username, _g in BUCKET_USERS}
+    everyone = users["100%"]
+    retrieve("warm up the connection and caches", everyone)
+
+    _clear_query_cache(texts, embedder.model_name)
+    cold = _timed_runs(texts, everyone)
+    warm = _timed_runs(texts, everyone)
+    keyword_only = _timed_runs(texts, everyone, use_vectors=False)
+    rows = [
+        ("query embedding (model, cache miss)", _stats(cold["embed"])),
+        ("query embedding (Redis cache hit)", _stats(warm["embed"])),
+        ("keyword leg", _stats(warm["keyword"])),
+        ("vector leg", _stats(warm["vector"])),
+        ("fusion", _stats(warm["fusion"])),
+        ("total, hybrid, cold query embedding", _stats(cold["total"])),
+        ("total, hybrid, cached query embedding", _stats(warm["total"])),
+        ("total, keyword only (reference)", _stats(keyword_only["total"])),
+    ]
+    per_bucket = {}
+    for label, user in users.items():
+        runs = warm if label == "100%" else _timed_runs(texts, user)
+        per_bucket[label] = {stage: _stats(runs[stage]) for stage in ("keyword", "vector", "total")}
+    return {
+        "size": size,
+        "chunks": meta["total_chunks"],
+        "queries": len(texts),
+        "vectors": meta["vectors"],
+        "stages": dict(rows),
+        "per_bucket": per_bucket,
+    }
+
+
+def _capture_sql(call: Callable[[], Any]) -> tuple[Any, list[tuple[str, Any]]]:
+    from django.db import connection
+
+    captured: list[tuple[str, Any]] = []
+
+    def wrapper(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        captured.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        result = call()
+    return result, captured
+
+
+def _plan(sql: str, params: Any, settings: Sequence[str]) -> str:
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        for statement in settings:
+            cursor.execute(statement)
+        cursor.execute("EXPLAIN " + sql, params)
+        return "\n".join(r[0] for r in cursor.fetchall())
+
+
+def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, Any]:
+    from django.contrib.auth.models import User
+    from django.db import connection
+
+    from handbook.permissions import visible_page_ids_sql
+    from search import retrieval
+    from search.embedders import get_embedder
+    from search.embedding_cache import query_embedding
+
+    embedder = get_embedder()
+    assert embedder is not None
+    vectors = [query_embedding(t, embedder) for t in texts]
+    out: dict[str, Any] = {}
+    for label, username, _group in BUCKET_USERS:
+        user = User.objects.get(username=username)
+        visible_sql, visible_params = visible_page_ids_sql(user)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM search_chunk WHERE page_id IN ({visible_sql})", visible_params)
+            visible_chunks = cursor.fetchone()[0]
+        estimate = retrieval._visible_chunk_estimate(visible_sql, visible_params)
+        auto_exact = estimate <= retrieval.EXACT_SCAN_MAX_CHUNKS
+        times: dict[str, list[float]] = defaultdict(list)
+        recalls: dict[str, list[float]] = defaultdict(list)
+        for vector in vectors:
+            ranked: dict[str, list[int]] = {}
+            for mode, exact in (("exact", True), ("hnsw", False), ("auto", None)):
+                t = time.perf_counter()
+                hits = retrieval.vector_leg(
+                    vector,
+                    embedder.model_name,
+                    visible_sql,
+                    visible_params,
+                    retrieval.Filters(),
+                    retrieval.LEG_DEPTH,
+                    exact=exact,
+                )
+                times[mode].append(time.perf_counter() - t)
+                ranked[mode] = [h.chunk_id for h in hits]
+            truth10, truth100 = set(ranked["exact"][:10]), set(ranked["exact"])
+            for mode in ("hnsw", "auto"):
+                if truth10:
+                    recalls[f"{mode}@10"].append(len(truth10 & set(ranked[mode][:10])) / len(truth10))
+                    recalls[f"{mode}@100"].append(len(truth100 & set(ranked[mode])) / len(truth100))
+                    recalls[f"{mode}_short"].append(len(ranked[mode]) < len(ranked["exact"]))
+        _hits, captured = _capture_sql(
+            lambda u=visible_sql, p=visible_params: retrieval.vector_leg(
+                vectors[0], embedder.model_name, u, p, retrieval.Filters(), retrieval.LEG_DEPTH, exact=False
+            )
+        )
+        statement = next((s, p) for s, p in captured if "ORDER BY distance" in s)
+        plan = _plan(statement[0], statement[1], [s for s, _p in captured if s.startswith("SET LOCAL")])
+        out[label] = {
+            "visible_chunks": visible_chunks,
+            "visible_share": visible_chunks / meta["total_chunks"],
+            "estimate": estimate,
+            "auto_path": "exact" if auto_exact else "hnsw",
+            "recall": {k: common.mean(v) for k, v in recalls.items()},
+            "latency": {mode: _stats(v) for mode, v in times.items()},
+            "forced_hnsw_plan_uses_index": "chunk_embedding_hnsw_384" in plan,
+            "forced_hnsw_plan": plan,
+        }
+    return out
+
+
+def scale(size: str) -> None:
+    common.setup(_scale_db(size), migrate=True)
+    meta = build_scale(size)
+    texts = _queries_for_scale()
+    note = f"{meta['total_chunks']} chunks ({meta['vectors']}); {len(texts)} distinct dev queries."
+    lat = latency(size, texts, meta)
+    rows = [(stage, s["n"], s["p50_ms"], s["p95_ms"]) for stage, s in lat["stages"].items()]
+    common.section(
+        f"Latency at ~{size} chunks (user sees 100 %)",
+        common.md_table(("stage", "n", "p50 ms", "p95 ms"), rows, digits=1),
+        note,
+    )
+    rows = [
+        (
+            label,
+            b["keyword"]["p50_ms"],
+            b["keyword"]["p95_ms"],
+            b["vector"]["p50_ms"],
+            b["vector"]["p95_ms"],
+            b["total"]["p50_ms"],
+            b["total"]["p95_ms"],
+        )
+        for label, b in lat["per_bucket"].items()
+    ]
+    common.section(
+        f"Latency at ~{size} chunks by visible share (cached query embeddings)",
+        common.md_table(
+            ("visible", "keyword p50", "keyword p95", "vector p50", "vector p95", "total p50", "total p95"),
+            rows,
+            digits=1,
+        ),
+    )
+    rec = vector_recall(size, texts, meta)
+    rows = [
+        (
+            label,
+            r["visible_chunks"],
+            f"{100 * r['visible_share']:.1f}%",
+            r["estimate"],
+            r["auto_path"],
+            r["recall"].get("auto@10", float("nan")),
+            r["recall"].get("hnsw@10", float("nan")),
+            r["recall"].get("hnsw@100", float("nan")),
+            r["latency"]["exact"]["p50_ms"],
+            r["latency"]["hnsw"]["p50_ms"],
+            r["latency"]["hnsw"]["p95_ms"],
+            r["latency"]["auto"]["p50_ms"],
+            "yes" if r["forced_hnsw_plan_uses_index"] else "NO (seq scan)",
+        )
+        for label, r in rec.items()
+    ]
+    common.section(
+        f"Vector recall vs exact search at ~{size} chunks, by visible share",
+        common.md_table(
+            (
+                "visible",
+                "chunks",
+                "share",
+                "estimate",
+                "auto path",
+                "auto R@10",
+                "HNSW R@10",
+                "HNSW R@100",
+                "exact p50 ms",
+                "HNSW p50 ms",
+                "HNSW p95 ms",
+                "auto p50 ms",
+                "HNSW plan uses index",
+            ),
+            rows,
+            digits=3,
+        ),
+        "Recall = overlap with exact=True top 10 (top 100 = LEG_DEPTH) over the same visible chunks; "
+        "'estimate' is retrieval._visible_chunk_estimate, which picks the path under exact=None.",
+    )
+    common.write_results(f"search_scale_{size}", {"meta": meta, "latency": lat, "recall": rec})
+
+
+# --- diagnostic: keyword-leg variants (bench-only prototypes, not the product) ------------------
+#
+# ts_rank's default weights are {D, C, B, A} = {0.1, 0.2, 0.4, 1.0}. search_vector puts the page
+# title (A) into every chunk, so under the defaults a title word counts 10x a body word in every
+# chunk of that page. The variants below change only the weights, or add IDF; candidates (the OR
+# match), page = best chunk and RRF with the same vector leg stay as in search/retrieval.py.
+
+FLAT_WEIGHTS = "{1,1,1,1}"
+SOFT_WEIGHTS = "{0.4,0.4,0.6,1.0}"
+
+_IDF_KEYWORD_SQL = """
+WITH q AS (
+    SELECT t.ord, to_tsquery('english', t.term) AS en_q, to_tsquery('french', t.term) AS fr_q,
+           to_tsquery('simple', t.term) AS simple_q
+    FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
+),
+visible AS (__VISIBLE__),
+m AS (
+    SELECT c.id, c.page_id, q.ord,
+           ts_rank(%(weights)s::float4[], c.search_vector,
+                   CASE c.language WHEN 'en' THEN q.en_q WHEN 'fr' THEN q.fr_q ELSE q.simple_q END, 1) AS r
+    FROM search_chunk c, q
+    WHERE c.page_id IN (SELECT id FROM visible)
+      AND ((c.language = 'en' AND c.search_vector @@ q.en_q) OR (c.language = 'fr' AND c.search_vector @@ q.fr_q)
+        OR (c.language NOT IN ('en', 'fr') AND c.search_vector @@ q.simple_q))
+),
+df AS (SELECT ord, count(*) AS df FROM m GROUP BY ord),
+n AS (SELECT count(*) AS n FROM search_chunk c WHERE c.page_id IN (SELECT id FROM visible))
+SELECT m.id, m.page_id, sum(m.r * ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))) AS score
+FROM m JOIN df USING (ord), n
+GROUP BY m.id, m.page_id
+ORDER BY score DESC, m.id
+LIMIT %(depth)s
+"""
+
+
+def idf_keyword_leg(
+    parsed: Any, visible_sql: str, visible_params: Sequence[Any], weights: str = FLAT_WEIGHTS, depth: int = 100
+) -> list[Any]:
+    """Each query word's ts_rank weighted by its IDF over the visible chunks (BM25-like), summed per chunk."""
+    from django.db import connection
+
+    from search.retrieval import ChunkHit
+
+    if not parsed.terms:
+        return []
+    named: dict[str, Any] = {f"v{i}": p for i, p in enumerate(visible_params)}
+    parts = visible_sql.replace("%", "%%").split("%%s")
+    visible = parts[0] + "".join(f"%(v{i})s" + part for i, part in enumerate(parts[1:]))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _IDF_KEYWORD_SQL.replace("__VISIBLE__", visible),
+            {"terms": parsed.terms, "depth": depth, "weights": weights, **named},
+        )
+        rows = cursor.fetchall()
+    return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1) for i, r in enumerate(rows)]
+
+
+def _weighted_keyword_leg(weights: str) -> Callable[..., list[Any]]:
+    """retrieval.keyword_leg with ts_rank(weights, ...): the one-line change, measured without editing it."""
+    from search import retrieval
+
+    sql = retrieval._KEYWORD_SQL.replace("ts_rank(c.search_vector,", "ts_rank('{{" + weights + "}}', c.search_vector,")
+    assert sql != retrieval._KEYWORD_SQL, "retrieval._KEYWORD_SQL changed: update the diagnostic"
+
+    def leg(parsed: Any, visible_sql: str, visible_params: Sequence[Any]) -> list[Any]:
+        original = retrieval._KEYWORD_SQL
+        retrieval._KEYWORD_SQL = sql
+        try:
+            return retrieval.keyword_leg(parsed, visible_sql, tuple(visible_params), retrieval.Filters())
+        finally:
+            retrieval._KEYWORD_SQL = original
+
+    return leg
+
+
+def diagnose() -> None:
+    """Measure suggested keyword-leg changes against the current one, on the same queries."""
+    common.setup()
+    from django.contrib.auth.models import User
+
+    from handbook.models import Page
+    from handbook.permissions import visible_page_ids_sql
+    from search import retrieval
+    from search.embedders import get_embedder
+    from search.embedding_cache import query_embedding
+    from search.query import parse_query
+
+    refs = dict(Page.objects.values_list("id", "ref"))
+    embedder = get_embedder()
+    assert embedder is not None
+    variants: dict[str, Callable[..., list[Any]]] = {
+        "now": lambda p, s, v: retrieval.keyword_leg(p, s, v, retrieval.Filters()),
+        "flat weights": _weighted_keyword_leg(FLAT_WEIGHTS[1:-1]),
+        "soft weights": _weighted_keyword_leg(SOFT_WEIGHTS[1:-1]),
+        "IDF + flat": lambda p, s, v: idf_keyword_leg(p, s, v, FLAT_WEIGHTS),
+    }
+    rows, out = [], {}
+    for name in ("dev.jsonl", "dev-handbooks.jsonl", "dev-crosslang.jsonl"):
+        user = User.objects.get(username=common.EVAL_FILES[name])
+        queries = common.load_queries(name)
+        visible_sql, visible_params = visible_page_ids_sql(user)
+        runs: dict[str, dict[str, list[str]]] = defaultdict(dict)
+        matches = []
+        timings: dict[str, list[float]] = defaultdict(list)
+        for q in queries:
+            parsed = parse_query(q["query"])
+            vector = retrieval.vector_leg(
+                query_embedding(parsed.raw, embedder),
+                embedder.model_name,
+                visible_sql,
+                visible_params,
+                retrieval.Filters(),
+            )
+            runs["vector"][q["qid"]] = common.first_k(refs[h.page_id] for h in vector)
+            for variant, leg in variants.items():
+                t = time.perf_counter()
+                hits = leg(parsed, visible_sql, visible_params)
+                timings[variant].append(time.perf_counter() - t)
+                runs[f"keyword {variant}"][q["qid"]] = common.first_k(refs[h.page_id] for h in hits)
+                runs[f"hybrid {variant}"][q["qid"]] = common.first_k(
+                    refs[p.page_id] for p in retrieval.fuse(hits, vector)
+                )
+            matches.append(_keyword_matches(parsed, visible_sql, visible_params))
+        scores = {system: common.score_run(queries, ranked) for system, ranked in runs.items()}
+        out[name] = {
+            "scores": scores,
+            "keyword_leg_ms": {v: _stats(t) for v, t in timings.items()},
+            "or_matches": {
+                "max": max(matches),
+                "p50": common.percentile(matches, 50),
+                "over_cap": sum(m > retrieval.KEYWORD_CANDIDATE_CAP for m in matches),
+            },
+        }
+        for corpus in dict.fromkeys(q["corpus"] for q in queries):
+            s = {system: scores[system][corpus]["ndcg@10"] for system in runs}
+            rows.append(
+                (
+                    name,
+                    corpus,
+                    *(s[f"keyword {v}"] for v in variants),
+                    s["vector"],
+                    *(s[f"hybrid {v}"] for v in variants),
+                )
+            )
+    headers = ("file", "corpus", *(f"kw {v}" for v in variants), "vector", *(f"hybrid {v}" for v in variants))
+    common.section(
+        "Diagnostic: keyword-leg variants (bench-only) — nDCG@10",
+        common.md_table(headers, rows),
+        "now = search/retrieval.py as is (ts_rank default weights {0.1,0.2,0.4,1.0}); flat / soft = the same SQL "
+        f"with ts_rank('{FLAT_WEIGHTS}' / '{SOFT_WEIGHTS}', ...); IDF + flat = each query word's ts_rank x "
+        "ln(1 + (N - df + .5)/(df + .5)) over the visible chunks, summed. hybrid = RRF of that keyword list with "
+        "the same vector leg.",
+    )
+    rows = [
+        (
+            name,
+            *(d["keyword_leg_ms"][v]["p50_ms"] for v in variants),
+            d["or_matches"]["p50"],
+            d["or_matches"]["max"],
+            d["or_matches"]["over_cap"],
+        )
+        for name, d in out.items()
+    ]
+    common.section(
+        "Diagnostic: keyword-leg cost at the loaded size",
+        common.md_table(
+            ("file", *(f"{v} p50 ms" for v in variants), "OR matches p50", "max", "queries over cap"), rows, digits=1
+        ),
+    )
+    common.write_results("search_diagnose", out)
+
+
+def _keyword_matches(parsed: Any, visible_sql: str, visible_params: Sequence[Any]) -> int:
+    """How many visible chunks the keyword leg's OR query matches (it ranks at most KEYWORD_CANDIDATE_CAP)."""
+    from django.db import connection
+
+    from search.query import tsquery_text
+
+    if parsed.is_empty:
+        return 0
+    text = tsquery_text(parsed)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*) FROM search_chunk c WHERE c.page_id IN ({visible_sql}) AND ("
+            "(c.language = 'en' AND c.search_vector @@ to_tsquery('english', %s)) OR "
+            "(c.language = 'fr' AND c.search_vector @@ to_tsquery('french', %s)) OR "
+            "(c.language NOT IN ('en', 'fr') AND c.search_vector @@ to_tsquery('simple', %s)))",
+            [*visible_params, text, text, text],
+        )
+        return cursor.fetchone()[0]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("quality", help="quality + cross-language on the dev query files")
+    sub.add_parser("diagnose", help="measure a suggested keyword-leg change (IDF weighting)")
+    scale_parser = sub.add_parser("scale", help="latency by stage + vector recall by selectivity")
+    scale_parser.add_argument("--size", choices=sorted(SIZES), default="10k")
+    args = parser.parse_args(argv)
+    if args.command == "quality":
+        quality()
+    elif args.command == "diagnose":
+        diagnose()
+    else:
+        scale(args.size)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make bench: load the corpora once, then run every benchmark and print its tables.
+#
+#   HANDBOOK_DATA_DIR  bench instance (default var/bench; it persists, so corpora load once)
+#   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
+#   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
+#   BENCH_ONLY="quality diagnose scale10k scale100k indexing ask"   run a subset
+#
+# Results: bench/results/*.json (git-ignored); tables on stdout (also bench/results/report.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+export HANDBOOK_DATA_DIR="${HANDBOOK_DATA_DIR:-$PWD/var/bench}"
+unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
+DEFAULT="quality diagnose scale10k scale100k indexing"
+[ -f bench/ask.py ] && DEFAULT="$DEFAULT ask"
+ONLY="${BENCH_ONLY:-$DEFAULT}"
+[ "${BENCH_100K:-1}" = "0" ] && ONLY="${ONLY/scale100k/}"
+mkdir -p bench/results
+REPORT=bench/results/report.md
+: >"$REPORT"
+
+FAILED=""
+run() {  # run NAME ARGS…: one bench, its output teed into the report; a failure does not stop the others
+  local name=$1; shift
+  local started
+  started=$(date +%s)
+  echo "## $name" | tee -a "$REPORT"
+  if ! $BIN/python -m "$@" 2>&1 | tee -a "$REPORT"; then
+    FAILED="$FAILED, $name"
+  fi
+  echo "($name: $(( $(date +%s) - started )) s)" | tee -a "$REPORT"
+}
+
+echo "bench instance: $HANDBOOK_DATA_DIR"
+started=$(date +%s)
+$BIN/python -m bench.common load          # one-off: ~15-30 min of embedding the first time
+for bench in $ONLY; do
+  case $bench in
+    quality)   run "Search quality" bench.search quality ;;
+    diagnose)  run "Keyword-leg diagnostics" bench.search diagnose ;;
+    scale10k)  run "Search at ~10k chunks" bench.search scale --size 10k ;;
+    scale100k) run "Search at ~100k chunks" bench.search scale --size 100k ;;
+    indexing)  run "Indexing" bench.indexing ;;
+    ask)       run "Ask" bench.ask ;;
+    *) echo "unknown bench: $bench" >&2; exit 2 ;;
+  esac
+done
+echo "benches: $(( $(date +%s) - started )) s; report: $REPORT"
+if [ -n "$FAILED" ]; then
+  echo "FAILED: ${FAILED#, }" >&2
+  exit 1
+fi

@@ -171,6 +171,7 @@ def page_move(*, page: Page, space: Space) -> Page:
     SlugRedirect.objects.update_or_create(space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page})
     page.space = space
     page.slug = unique_slug(space, page.title, exclude_pk=page.pk)
+    page.parent = None  # the old parent stays behind in the old space
     page.save()
     _reindex_after_commit(page)  # visibility follows the page through SQL; keep the index state fresh too
     return page
@@ -188,3 +189,37 @@ def page_undelete(*, page: Page) -> None:
     Page.objects.filter(pk=page.pk).update(deleted_at=None)
     page.refresh_from_db()
     _reindex_after_commit(page)
+
+
+@transaction.atomic
+def page_set_parent(*, page: Page, parent: Page | None) -> Page:
+    """Place a page under another page of the same space (or at the top level)."""
+    page = Page.objects.select_for_update().get(pk=page.pk)
+    if parent is not None:
+        if parent.space_id != page.space_id:
+            raise ValueError("a page's parent must be in the same space")
+        ancestor: Page | None = parent
+        for _ in range(1000):  # bounded walk: refuse to create a cycle
+            if ancestor is None:
+                break
+            if ancestor.pk == page.pk:
+                raise ValueError("a page cannot be placed under itself or one of its children")
+            ancestor = ancestor.parent
+    page.parent = parent
+    page.save(update_fields=["parent", "updated_at"])
+    return page
+
+
+@transaction.atomic
+def space_set_groups(*, space: Space, viewer_groups: list[Group], editor_groups: list[Group]) -> Space:
+    """Replace who may read and edit a space. Search filters by SQL at query time, so no reindex."""
+    space.viewer_groups.set(viewer_groups)
+    space.editor_groups.set(editor_groups)
+    space.save(update_fields=["updated_at"])
+    return space
+
+
+@transaction.atomic
+def page_set_restrictions(*, page: Page, groups: list[Group]) -> Page:
+    page.restricted_to_groups.set(groups)
+    return page

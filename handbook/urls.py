@@ -1,14 +1,37 @@
 from django.contrib import admin
-from django.http import Http404
-from django.urls import path
+from django.contrib.auth.decorators import login_not_required
+from django.urls import include, path
+from django.views.i18n import set_language
 
+from handbook.views import access, accounts, editing, ops, reading
 
-def _not_yet(request, **kwargs):  # replaced by the reading views
-    raise Http404
-
+# Space-level actions start with "_": slugify() never produces a leading
+# underscore, so they cannot collide with a page slug.
+page_patterns = [
+    path("", reading.page_detail, name="page_detail"),
+    path("edit/", editing.page_edit, name="page_edit"),
+    path("publish/", editing.page_publish, name="page_publish"),
+    path("history/", editing.page_history, name="page_history"),
+    path("history/<int:number>/", editing.revision_detail, name="revision_detail"),
+    path("history/<int:number>/restore/", editing.revision_restore, name="revision_restore"),
+    path("rename/", editing.page_rename, name="page_rename"),
+    path("move/", editing.page_move, name="page_move"),
+    path("delete/", editing.page_delete, name="page_delete"),
+    path("access/", access.page_access, name="page_access"),
+]
 
 urlpatterns = [
+    path("", reading.home, name="home"),
+    path("accounts/login/", accounts.login_view, name="login"),
+    path("accounts/logout/", accounts.logout_view, name="logout"),
+    # The language switcher also works on the login page.
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
+    path("healthz", ops.healthz, name="healthz"),
+    path("preview/", editing.markdown_preview, name="markdown_preview"),
+    path("spaces/<slug:space_slug>/", reading.space_detail, name="space_detail"),
+    path("spaces/<slug:space_slug>/_new/", editing.page_create, name="page_create"),
+    path("spaces/<slug:space_slug>/_access/", access.space_access, name="space_access"),
+    path("spaces/<slug:space_slug>/<slug:page_slug>/", include(page_patterns)),
+    path("", include("search.urls")),
     path("admin/", admin.site.urls),
-    path("spaces/<slug:space_slug>/", _not_yet, name="space_detail"),
-    path("spaces/<slug:space_slug>/<slug:page_slug>/", _not_yet, name="page_detail"),
 ]

@@ -1,0 +1,142 @@
+"""Admin: an overview and the escape hatch (restore deleted pages).
+
+Content is edited in the app, where revisions, conflicts and reindexing
+happen; here page text is read-only. Staff who are not superusers only see
+what they may edit (``editable_by``), the same rule as everywhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from handbook.models import Page, Revision, SlugRedirect, Space
+from handbook.services import page_undelete
+
+
+@admin.register(Space)
+class SpaceAdmin(admin.ModelAdmin):
+    list_display = ["title", "slug", "updated_at"]
+    search_fields = ["title", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    filter_horizontal = ["viewer_groups", "editor_groups"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Space]:
+        qs = super().get_queryset(request)
+        return qs if request.user.is_superuser else qs.filter(pk__in=Space.objects.editable_by(request.user))
+
+
+class RevisionInline(admin.TabularInline):
+    model = Revision
+    fields = ["number", "title", "author", "note", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ["-number"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class DeletedFilter(admin.SimpleListFilter):
+    title = _("deleted")
+    parameter_name = "deleted"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("no", _("Live")), ("yes", _("Deleted"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Page]) -> QuerySet[Page]:
+        if self.value() == "yes":
+            return queryset.filter(deleted_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(deleted_at__isnull=True)
+        return queryset
+
+
+@admin.register(Page)
+class PageAdmin(admin.ModelAdmin):
+    list_display = ["title", "space", "language", "status", "updated_at", "is_deleted"]
+    list_filter = ["status", "space", "language", DeletedFilter]
+    search_fields = ["title", "ref"]
+    list_select_related = ["space"]
+    readonly_fields = [
+        "ref",
+        "slug",
+        "space",
+        "language",
+        "body",
+        "status",
+        "published_revision",
+        "last_editor",
+        "deleted_at",
+        "created_at",
+        "updated_at",
+    ]
+    fields = ["title", *readonly_fields[:-2], "parent", "restricted_to_groups", "created_at", "updated_at"]
+    filter_horizontal = ["restricted_to_groups"]
+    inlines = [RevisionInline]
+    actions = ["restore_pages"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Page]:
+        if request.user.is_superuser:
+            return Page.objects.all().select_related("space")  # soft-deleted pages included, to restore them
+        return Page.objects.editable_by(request.user).select_related("space")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # pages are created in the app (revision 1, indexing)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "parent":
+            kwargs["queryset"] = Page.objects.editable_by(request.user).select_related("space")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    @admin.display(boolean=True, description=_("deleted"))
+    def is_deleted(self, obj: Page) -> bool:
+        return obj.deleted_at is not None
+
+    @admin.action(description=_("Restore selected deleted pages"))
+    def restore_pages(self, request: HttpRequest, queryset: QuerySet[Page]) -> None:
+        # queryset is already limited by get_queryset to pages this user may manage.
+        pages = list(queryset.filter(deleted_at__isnull=False))
+        for page in pages:
+            page_undelete(page=page)
+        self.message_user(
+            request,
+            ngettext("%d page restored.", "%d pages restored.", len(pages)) % len(pages),
+            messages.SUCCESS,
+        )
+
+
+@admin.register(Revision)
+class RevisionAdmin(admin.ModelAdmin):
+    list_display = ["page", "number", "title", "author", "created_at"]
+    search_fields = ["page__title", "page__ref", "title"]
+    list_select_related = ["page", "author"]
+    readonly_fields = ["page", "number", "title", "body", "author", "note", "created_at"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Revision]:
+        qs = super().get_queryset(request)
+        return qs if request.user.is_superuser else qs.filter(page__in=Page.objects.editable_by(request.user))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # history only grows, through the app
+
+
+@admin.register(SlugRedirect)
+class SlugRedirectAdmin(admin.ModelAdmin):
+    list_display = ["space_slug", "page_slug", "page"]
+    search_fields = ["space_slug", "page_slug", "page__title"]
+    raw_id_fields = ["page"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SlugRedirect]:
+        qs = super().get_queryset(request)
+        return qs if request.user.is_superuser else qs.filter(page__in=Page.objects.editable_by(request.user))

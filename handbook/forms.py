@@ -1,0 +1,202 @@
+"""Forms for the browser views. Querysets that offer choices are always narrowed
+to what the requesting user may act on, so a forged POST cannot pick another id."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.models import Group
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from handbook.models import LANGUAGES, Page, Space
+from handbook.ratelimit import allow, parse_rate
+
+logger = logging.getLogger(__name__)
+
+MAX_TITLE_CHARS = 300
+MAX_BODY_CHARS = 500_000
+
+# --- Login throttling ----------------------------------------------------------
+
+
+def _login_key(request: Any, username: str) -> str:
+    # REMOTE_ADDR, not X-Forwarded-For: a client-supplied header would let an
+    # attacker pick a fresh "IP" per attempt. Behind a proxy this becomes
+    # per-username, which still bounds guessing.
+    ip = (request.META.get("REMOTE_ADDR") if request is not None else "") or "-"
+    return f"login:{ip}:{username.strip().lower()}"
+
+
+def _lock_key(key: str) -> str:
+    return "login-lock:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def login_locked(key: str) -> bool:
+    try:
+        return bool(cache.get(_lock_key(key)))
+    except Exception:  # cache down: fail open, like handbook.ratelimit
+        return False
+
+
+def login_failed(key: str) -> None:
+    """Count a failed attempt; lock the key once LOGIN_RATE_LIMIT failures are reached.
+
+    ``allow`` answers "is this hit within the limit?", so counting against
+    ``limit - 1`` makes the limit-th failure the one that locks: the next
+    attempt is refused before the password is even checked.
+    """
+    limit, period = parse_rate(settings.LOGIN_RATE_LIMIT)
+    if not allow(key, f"{max(limit - 1, 0)}/{period}s"):
+        try:
+            cache.set(_lock_key(key), 1, timeout=period)
+        except Exception:  # cache down: nothing to lock with; ratelimit fails open too
+            logger.warning("login lock not stored: cache unavailable")
+
+
+class ThrottledAuthenticationForm(AuthenticationForm):
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "rate_limited": _("Too many failed attempts. Please wait a minute and try again."),
+    }
+
+    rate_limited = False
+
+    def clean(self) -> dict[str, Any]:
+        key = _login_key(self.request, str(self.data.get("username", "")))
+        if login_locked(key):
+            self.rate_limited = True
+            raise ValidationError(self.error_messages["rate_limited"], code="rate_limited")
+        try:
+            return super().clean()
+        except ValidationError:
+            login_failed(key)
+            raise
+
+
+# --- Pages ----------------------------------------------------------------------
+
+
+class _PageChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Page) -> str:
+        return f"{obj.title} ({obj.space.title})"
+
+
+class PageCreateForm(forms.Form):
+    title = forms.CharField(label=_("Title"), max_length=MAX_TITLE_CHARS)
+    language = forms.ChoiceField(label=_("Language"), choices=LANGUAGES)
+    parent = forms.ModelChoiceField(
+        label=_("Parent page"), queryset=Page.objects.none(), required=False, empty_label=_("(top level)")
+    )
+    body = forms.CharField(
+        label=_("Text (Markdown)"), widget=forms.Textarea, required=False, max_length=MAX_BODY_CHARS, strip=False
+    )
+
+    def __init__(self, *args: Any, space: Space, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["parent"].queryset = Page.objects.editable_by(user).filter(space=space).order_by("title")  # type: ignore[attr-defined]
+
+
+class PageEditForm(forms.Form):
+    title = forms.CharField(label=_("Title"), max_length=MAX_TITLE_CHARS)
+    body = forms.CharField(
+        label=_("Text (Markdown)"), widget=forms.Textarea, required=False, max_length=MAX_BODY_CHARS, strip=False
+    )
+    note = forms.CharField(label=_("What changed? (optional)"), max_length=300, required=False)
+    # The revision the editor started from: page_save refuses to overwrite a newer one.
+    base_number = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+
+
+class PreviewForm(forms.Form):
+    body = forms.CharField(required=False, max_length=MAX_BODY_CHARS, strip=False)
+
+
+class PageRenameForm(forms.Form):
+    title = forms.CharField(label=_("New title"), max_length=MAX_TITLE_CHARS)
+
+
+class PageMoveForm(forms.Form):
+    space = forms.ModelChoiceField(label=_("Space"), queryset=Space.objects.none(), empty_label=None)
+    parent = _PageChoiceField(
+        label=_("Parent page"), queryset=Page.objects.none(), required=False, empty_label=_("(top level)")
+    )
+
+    def __init__(self, *args: Any, page: Page, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.page = page
+        # Only spaces the user may edit can be a destination: the permission on
+        # the target space is enforced by the choices themselves.
+        self.fields["space"].queryset = Space.objects.editable_by(user).order_by("title")  # type: ignore[attr-defined]
+        self.fields["parent"].queryset = (  # type: ignore[attr-defined]
+            Page.objects.editable_by(user).exclude(pk=page.pk).select_related("space").order_by("space__title", "title")
+        )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        space, parent = data.get("space"), data.get("parent")
+        if space is not None and parent is not None:
+            if parent.space_id != space.pk:
+                self.add_error("parent", _("The parent page must be in the chosen space."))
+            elif _is_descendant(parent, self.page):
+                self.add_error("parent", _("A page cannot be placed under one of its own children."))
+        return data
+
+
+def _is_descendant(candidate: Page, page: Page) -> bool:
+    node: Page | None = candidate
+    for _i in range(1000):
+        if node is None:
+            return False
+        if node.pk == page.pk:
+            return True
+        node = node.parent
+    return True
+
+
+# --- Access -----------------------------------------------------------------------
+
+
+def _groups() -> Any:
+    return Group.objects.order_by("name")
+
+
+class SpaceAccessForm(forms.Form):
+    viewer_groups = forms.ModelMultipleChoiceField(
+        label=_("Readers"),
+        queryset=Group.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Members of these groups may read the space."),
+    )
+    editor_groups = forms.ModelMultipleChoiceField(
+        label=_("Editors"),
+        queryset=Group.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Members of these groups may read, write and publish pages in the space."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["viewer_groups"].queryset = _groups()  # type: ignore[attr-defined]
+        self.fields["editor_groups"].queryset = _groups()  # type: ignore[attr-defined]
+
+
+class PageAccessForm(forms.Form):
+    restricted_to_groups = forms.ModelMultipleChoiceField(
+        label=_("Restrict to groups"),
+        queryset=Group.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Leave empty so every reader of the space may read the page."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["restricted_to_groups"].queryset = _groups()  # type: ignore[attr-defined]

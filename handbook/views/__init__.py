@@ -1,0 +1,1 @@
+"""Browser views, one module per area: reading, editing, access, accounts, ops."""

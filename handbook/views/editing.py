@@ -1,0 +1,257 @@
+"""Editing: create, edit with preview, drafts and publishing, history, rename, move, delete.
+
+Every view loads its page through ``editable_page`` / ``editable_space``
+(permission-filtered querysets) and then acts on that same object.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from handbook import services
+from handbook.diff import diff_lines
+from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
+from handbook.markdown import render_markdown
+from handbook.models import Page, Revision
+from handbook.views.lookups import editable_page, editable_space
+
+
+def _rendered(body: str) -> str:
+    # render_markdown's output is sanitised by an nh3 allow-list: the one
+    # thing we ever mark safe.
+    return mark_safe(render_markdown(body))  # noqa: S308
+
+
+def _latest(page: Page) -> Revision | None:
+    return page.revisions.order_by("-number").first()
+
+
+def _after_save(page: Page) -> HttpResponse:
+    # A never-published page has no public URL yet: keep the editor in the editor.
+    if page.is_published:
+        return redirect(page.get_absolute_url())
+    return redirect("page_edit", space_slug=page.space.slug, page_slug=page.slug)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
+    space = editable_space(request.user, space_slug)
+    form = PageCreateForm(request.POST or None, space=space, user=request.user)
+    preview = None
+    if request.method == "POST" and form.is_valid():
+        action = request.POST.get("action", "draft")
+        if action == "preview":
+            preview = _rendered(form.cleaned_data["body"])
+        else:
+            page = services.page_create(
+                space=space,
+                title=form.cleaned_data["title"],
+                body=form.cleaned_data["body"],
+                language=form.cleaned_data["language"],
+                author=request.user,
+                publish=action == "publish",
+            )
+            if form.cleaned_data["parent"] is not None:
+                services.page_set_parent(page=page, parent=form.cleaned_data["parent"])
+            messages.success(request, _("Page published.") if page.is_published else _("Draft saved."))
+            return _after_save(page)
+    return render(request, "handbook/page_create.html", {"space": space, "form": form, "preview": preview})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    page = editable_page(request.user, space_slug, page_slug)
+    latest = _latest(page)
+    if request.method != "POST":
+        form = PageEditForm(
+            initial={
+                "title": latest.title if latest else page.title,
+                "body": latest.body if latest else page.body,
+                "base_number": latest.number if latest else 0,
+            }
+        )
+        return _edit_page(request, page, form, latest)
+
+    form = PageEditForm(request.POST)
+    if not form.is_valid():
+        return _edit_page(request, page, form, latest, status=400)
+    action = request.POST.get("action", "draft")
+    if action == "preview":
+        return _edit_page(request, page, form, latest, preview=_rendered(form.cleaned_data["body"]))
+    try:
+        result = services.page_save(
+            page=page,
+            title=form.cleaned_data["title"],
+            body=form.cleaned_data["body"],
+            author=request.user,
+            publish=action == "publish",
+            base_number=form.cleaned_data["base_number"] or None,
+            note=form.cleaned_data["note"],
+        )
+    except services.EditConflict as conflict:
+        return _conflict(request, page, conflict, form.cleaned_data["note"])
+    if result.revision is None and not result.published:
+        messages.info(request, _("Nothing changed."))
+    elif result.published:
+        messages.success(request, _("Published."))
+    else:
+        messages.success(request, _("Draft saved as revision %(number)s.") % {"number": result.revision.number})
+    return _after_save(result.page)
+
+
+def _edit_page(
+    request: HttpRequest,
+    page: Page,
+    form: PageEditForm,
+    latest: Revision | None,
+    *,
+    preview: str | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    if preview is None:  # the preview pane starts with the text being edited
+        preview = _rendered(form["body"].value() or "")
+    return render(
+        request,
+        "handbook/page_edit.html",
+        {"page": page, "space": page.space, "form": form, "latest": latest, "preview": preview},
+        status=status,
+    )
+
+
+def _conflict(request: HttpRequest, page: Page, conflict: services.EditConflict, note: str) -> HttpResponse:
+    """Someone saved in between: show both texts and keep the editor's own text in the form.
+
+    The form now carries the latest revision as its base, so submitting it
+    again is a deliberate choice to replace their version with yours.
+    """
+    form = PageEditForm(
+        initial={
+            "title": conflict.yours_title,
+            "body": conflict.yours_body,
+            "note": note,
+            "base_number": conflict.latest.number,
+        }
+    )
+    return render(
+        request,
+        "handbook/page_conflict.html",
+        {
+            "page": page,
+            "space": page.space,
+            "form": form,
+            "theirs": conflict.latest,
+            "yours_title": conflict.yours_title,
+            "yours_body": conflict.yours_body,
+            "diff": diff_lines(conflict.latest.body, conflict.yours_body),
+        },
+        status=409,
+    )
+
+
+@login_required
+@require_POST
+def markdown_preview(request: HttpRequest) -> HttpResponse:
+    """Live preview for the editor (htmx): rendered, sanitised Markdown; no data is read."""
+    form = PreviewForm(request.POST)
+    body = form.cleaned_data["body"] if form.is_valid() else ""
+    return render(request, "handbook/_preview.html", {"preview": _rendered(body)})
+
+
+@login_required
+@require_POST
+def page_publish(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    page = editable_page(request.user, space_slug, page_slug)
+    number = request.POST.get("number", "")
+    revision = get_object_or_404(page.revisions, number=int(number) if number.isdigit() else 0)
+    services.page_publish(page=page, revision=revision, author=request.user)
+    messages.success(request, _("Revision %(number)s published.") % {"number": revision.number})
+    return redirect(page.get_absolute_url())
+
+
+@login_required
+def page_history(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    page = editable_page(request.user, space_slug, page_slug)
+    revisions = page.revisions.select_related("author").order_by("-number")
+    return render(request, "handbook/page_history.html", {"page": page, "space": page.space, "revisions": revisions})
+
+
+@login_required
+def revision_detail(request: HttpRequest, space_slug: str, page_slug: str, number: int) -> HttpResponse:
+    page = editable_page(request.user, space_slug, page_slug)
+    revision = get_object_or_404(page.revisions.select_related("author"), number=number)
+    previous = page.revisions.filter(number__lt=number).order_by("-number").first()
+    return render(
+        request,
+        "handbook/revision.html",
+        {
+            "page": page,
+            "space": page.space,
+            "revision": revision,
+            "previous": previous,
+            "title_changed": previous is not None and previous.title != revision.title,
+            "diff": diff_lines(previous.body if previous else "", revision.body),
+        },
+    )
+
+
+@login_required
+@require_POST
+def revision_restore(request: HttpRequest, space_slug: str, page_slug: str, number: int) -> HttpResponse:
+    page = editable_page(request.user, space_slug, page_slug)
+    revision = get_object_or_404(page.revisions, number=number)
+    restored = services.page_restore(page=page, revision=revision, author=request.user)
+    messages.success(
+        request,
+        _("Revision %(old)s restored as revision %(new)s.") % {"old": revision.number, "new": restored.number},
+    )
+    return redirect("page_history", space_slug=page.space.slug, page_slug=page.slug)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def page_rename(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    page = editable_page(request.user, space_slug, page_slug)
+    form = PageRenameForm(request.POST or None, initial={"title": page.title})
+    if request.method == "POST" and form.is_valid():
+        page = services.page_rename(page=page, title=form.cleaned_data["title"], author=request.user)
+        messages.success(request, _("Page renamed; the old address redirects here."))
+        return _after_save(page)
+    return render(request, "handbook/page_rename.html", {"page": page, "space": page.space, "form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def page_move(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    # Source space: editable_page. Target space and parent: the form only
+    # offers (and only accepts) spaces and pages this user may edit.
+    page = editable_page(request.user, space_slug, page_slug)
+    form = PageMoveForm(
+        request.POST or None, page=page, user=request.user, initial={"space": page.space_id, "parent": page.parent_id}
+    )
+    if request.method == "POST" and form.is_valid():
+        page = services.page_move(page=page, space=form.cleaned_data["space"])
+        services.page_set_parent(page=page, parent=form.cleaned_data["parent"])
+        messages.success(request, _("Page moved; the old address redirects here."))
+        return _after_save(page)
+    return render(request, "handbook/page_move.html", {"page": page, "space": page.space, "form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def page_delete(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    page = editable_page(request.user, space_slug, page_slug)
+    if request.method == "POST":
+        services.page_delete(page=page)
+        messages.success(
+            request, _("“%(title)s” was deleted. An administrator can restore it.") % {"title": page.title}
+        )
+        return redirect(page.space.get_absolute_url())
+    return render(request, "handbook/page_delete.html", {"page": page, "space": page.space})

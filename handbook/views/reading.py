@@ -1,0 +1,90 @@
+"""Reading: home, a space with its page tree, a page with its summary."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET
+
+from handbook.markdown import render_markdown, table_of_contents
+from handbook.models import Page, SlugRedirect
+from handbook.permissions import can_admin_space, can_edit, can_edit_space
+from handbook.selectors import drafts_in_space, page_tree, pages_recently_updated, spaces_for_home
+from handbook.views.lookups import readable_page, readable_space
+
+
+@login_required
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "handbook/home.html",
+        {"spaces": spaces_for_home(user=request.user), "recent": pages_recently_updated(user=request.user)},
+    )
+
+
+@login_required
+@require_GET
+def space_detail(request: HttpRequest, space_slug: str) -> HttpResponse:
+    space = readable_space(request.user, space_slug)
+    can_edit_here = can_edit_space(request.user, space)
+    return render(
+        request,
+        "handbook/space.html",
+        {
+            "space": space,
+            "tree": page_tree(space=space, user=request.user),
+            "drafts": drafts_in_space(space=space, user=request.user) if can_edit_here else [],
+            "can_edit": can_edit_here,
+            "can_admin": can_admin_space(request.user, space),
+        },
+    )
+
+
+@login_required
+@require_GET
+def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    try:
+        page = readable_page(request.user, space_slug, page_slug)
+    except Http404:
+        return _redirect_old_slug(request, space_slug, page_slug)
+
+    from summaries.selectors import summary_for_page
+
+    summary, summary_is_current = summary_for_page(page=page, user=request.user)
+    # render_markdown escapes raw HTML and runs the result through an nh3
+    # allow-list (no scripts, event handlers or javascript: URLs), so its
+    # output - and only its output - may be marked safe.
+    body_html = mark_safe(render_markdown(page.body))  # noqa: S308
+    return render(
+        request,
+        "handbook/page.html",
+        {
+            "page": page,
+            "space": page.space,
+            "body_html": body_html,
+            "toc": table_of_contents(page.body),
+            "summary": summary,
+            "summary_is_current": summary_is_current,
+            "revision": page.published_revision,
+            "can_edit": can_edit(request.user, page),
+            "can_admin": can_admin_space(request.user, page.space),
+            "has_draft": page.revisions.filter(number__gt=page.published_revision.number).exists()
+            if page.published_revision
+            else False,
+        },
+    )
+
+
+def _redirect_old_slug(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+    """A renamed or moved page keeps its old address as a permanent redirect.
+
+    The redirect target is only revealed if the user may read the page it leads to.
+    """
+    old = SlugRedirect.objects.filter(space_slug=space_slug, page_slug=page_slug).values_list("page_id", flat=True)
+    page = Page.objects.visible_to(request.user).select_related("space").filter(pk__in=old).first()
+    if page is None:
+        raise Http404
+    return HttpResponsePermanentRedirect(page.get_absolute_url())

@@ -1,0 +1,258 @@
+"""Search and Ask in the browser.
+
+Full pages without JavaScript; with htmx, only the fragment that changes
+(django-template-partials ``template.html#name``). Every read goes through the
+permission-filtered selectors in search/, never a query of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from handbook.models import LANGUAGES
+from handbook.ratelimit import allow
+
+MAX_PAGE_NUMBER = 1000
+
+# Words that open a question, in the two UI languages. A query that ends with
+# "?" or starts with one of these (and has a few words) gets an Ask panel.
+_QUESTION_OPENERS = {
+    "what", "how", "when", "where", "who", "whom", "why", "which", "can", "could", "do", "does", "did", "is",
+    "are", "should", "may", "must", "will", "would", "am", "comment", "pourquoi", "quand", "où", "qui", "quel",
+    "quelle", "quels", "quelles", "combien", "est-ce", "puis-je", "peut-on", "dois-je", "faut-il", "quoi",
+    "qu'est-ce", "qu’est-ce", "lequel", "laquelle", "peut-il", "peut-elle", "ai-je", "suis-je",
+}  # fmt: skip
+_MARKER = re.compile(r"\[(\d{1,2})\]")
+_SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
+
+
+def looks_like_question(query: str) -> bool:
+    text = query.strip()
+    if not text:
+        return False
+    if text.endswith("?"):
+        return True
+    words = text.lower().split()
+    return len(words) >= 3 and words[0].strip(",.:;!") in _QUESTION_OPENERS
+
+
+def _page_number(value: str | None) -> int:
+    return min(int(value), MAX_PAGE_NUMBER) if value and value.isdigit() and int(value) > 0 else 1
+
+
+def _search_url(**params: Any) -> str:
+    return "/search/?" + urlencode({k: v for k, v in params.items() if v not in (None, "", 1)})
+
+
+# --- Search -----------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")  # the same URL answers with a page or a fragment
+def search_view(request: HttpRequest) -> HttpResponse:
+    from search.selectors import search_pages
+
+    query = request.GET.get("q", "")
+    # Filters are identifiers: anything else (NUL bytes, junk) is dropped, not sent to SQL.
+    space = request.GET.get("space", "").strip()
+    space = space if _SLUG.fullmatch(space) else ""
+    language = request.GET.get("lang", "").strip()
+    language = language if language in dict(LANGUAGES) else ""
+    page_number = _page_number(request.GET.get("page"))
+    context: dict[str, Any] = {"q": query, "space": space, "lang": language, "result": None}
+    status = 200
+
+    if query.strip():
+        if not allow(f"search:{request.user.pk}", settings.SEARCH_RATE_LIMIT):
+            context["error"] = _("You are searching very quickly; please wait a moment and try again.")
+            status = 429
+        else:
+            result = search_pages(
+                user=request.user, query=query, space=space or None, language=language or None, page=page_number
+            )
+            context.update(_result_context(result, query, space, language))
+
+    is_fragment = bool(request.htmx) and not request.htmx.history_restore_request
+    # While typing (htmx), delay the Ask request a little: if the next
+    # keystroke replaces the fragment first, htmx never sends it.
+    context["ask_trigger"] = "load delay:800ms" if is_fragment else "load"
+    template = "search/search.html#results" if is_fragment else "search/search.html"
+    return render(request, template, context, status=status)
+
+
+def _result_context(result: Any, query: str, space: str, language: str) -> dict[str, Any]:
+    language_names = dict(LANGUAGES)
+    facets = result.facets or {}
+    space_facets = [
+        {
+            "value": slug,
+            "label": title,
+            "count": n,
+            "active": slug == space,
+            "url": _search_url(q=query, space="" if slug == space else slug, lang=language),
+        }
+        for slug, title, n in facets.get("space", [])
+    ]
+    language_facets = [
+        {
+            "value": code,
+            "label": language_names.get(code, name),
+            "count": n,
+            "active": code == language,
+            "url": _search_url(q=query, space=space, lang="" if code == language else code),
+        }
+        for code, name, n in facets.get("language", [])
+    ]
+    space_title = next((f["label"] for f in space_facets if f["value"] == space), space)
+    return {
+        "result": result,
+        "error": result.error,
+        "space_facets": space_facets,
+        "language_facets": language_facets,
+        "active_space_title": space_title,
+        "active_language_name": language_names.get(language, language),
+        "clear_space_url": _search_url(q=query, lang=language),
+        "clear_language_url": _search_url(q=query, space=space),
+        "clear_filters_url": _search_url(q=query),
+        "previous_url": _search_url(q=query, space=space, lang=language, page=result.page - 1),
+        "next_url": _search_url(q=query, space=space, lang=language, page=result.page + 1),
+        "show_ask": not result.error and looks_like_question(query),
+        "ask_url": "/ask/?" + urlencode({"q": query}),
+        "ask_stream_url": "/ask/stream/?" + urlencode({"q": query}),
+    }
+
+
+# --- Ask --------------------------------------------------------------------------
+
+
+def _segments(answer: Any) -> list[dict[str, Any]]:
+    """Answer text split around its [n] markers, so the template can link each
+    marker to its citation while escaping every piece of model text."""
+    by_number = {c.number: c for c in answer.citations}
+    segments: list[dict[str, Any]] = []
+    position = 0
+    for match in _MARKER.finditer(answer.text):
+        citation = by_number.get(int(match.group(1)))
+        if citation is None:
+            continue
+        segments.append({"text": answer.text[position : match.start()], "citation": None})
+        segments.append({"text": match.group(0), "citation": citation})
+        position = match.end()
+    segments.append({"text": answer.text[position:], "citation": None})
+    return [s for s in segments if s["text"]]
+
+
+def _answer_context(question: str, answer: Any = None, error: str = "") -> dict[str, Any]:
+    return {
+        "q": question,
+        "answer": answer,
+        "segments": _segments(answer) if answer is not None else [],
+        "ask_error": error,
+        "search_url": _search_url(q=question),
+    }
+
+
+def _ask(request: HttpRequest, question: str) -> dict[str, Any]:
+    from search.answers import AskError, answer_question
+
+    try:
+        return _answer_context(question, answer_question(user=request.user, question=question))
+    except AskError as exc:
+        return _answer_context(question, error=str(exc))
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+def ask_view(request: HttpRequest) -> HttpResponse:
+    question = request.GET.get("q", "")
+    if request.htmx and not request.htmx.history_restore_request:
+        return render(request, "search/ask.html#answer", _ask(request, question))
+    context = _ask(request, question) if question.strip() else _answer_context(question)
+    return render(request, "search/ask.html", context)
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    # JSON keeps newlines out of the data line; the client reads it with JSON.parse.
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+@login_required
+@require_GET
+def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
+    """Server-sent events: text deltas while the model writes, then the checked answer as HTML.
+
+    Deltas are unchecked model output: the browser inserts them as text
+    (textContent), and the final fragment - citations verified, everything
+    escaped by the template - replaces them.
+    """
+    from search.answers import AskError, stream_answer
+
+    question = request.GET.get("q", "")
+
+    def events() -> Iterator[str]:
+        try:
+            for event in stream_answer(user=request.user, question=question):
+                if event["type"] == "delta":
+                    yield _sse("delta", {"text": event["text"]})
+                elif event["type"] == "done":
+                    html = render_to_string(
+                        "search/ask.html#answer", _answer_context(question, event["answer"]), request=request
+                    )
+                    yield _sse("done", {"html": html})
+                elif event["type"] == "error":
+                    yield _sse("ask-error", {"message": event["message"]})
+        except AskError as exc:
+            yield _sse("ask-error", {"message": str(exc)})
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # let nginx pass events through as they come
+    return response
+
+
+class FeedbackForm(forms.Form):
+    log_id = forms.IntegerField(min_value=1)
+    helpful = forms.TypedChoiceField(choices=[("1", "yes"), ("0", "no")], coerce=lambda v: v == "1")
+    comment = forms.CharField(required=False, max_length=2000)
+
+
+@login_required
+@require_POST
+def ask_feedback_view(request: HttpRequest) -> HttpResponse:
+    from search.services_feedback import FeedbackError, feedback_record
+
+    form = FeedbackForm(request.POST)
+    status, thanked = 200, False
+    if form.is_valid():
+        try:
+            # feedback_record only accepts a log the requesting user wrote.
+            feedback_record(
+                user=request.user,
+                log_id=form.cleaned_data["log_id"],
+                helpful=form.cleaned_data["helpful"],
+                comment=form.cleaned_data["comment"],
+            )
+            thanked = True
+        except FeedbackError:
+            status = 404
+    else:
+        status = 400
+    template = "search/ask.html#feedback-done" if request.htmx else "search/feedback.html"
+    # htmx only swaps 2xx responses: give it a 200 with the message instead.
+    return render(request, template, {"thanked": thanked}, status=200 if request.htmx else status)

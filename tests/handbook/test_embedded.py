@@ -27,8 +27,14 @@ def _env(data_dir: str) -> dict[str, str]:
 
 
 def _embedded(data_dir: str, command: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "handbook.embedded", command], cwd=ROOT, env=_env(data_dir),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "handbook.embedded", command],
+        cwd=ROOT,
+        env=_env(data_dir),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _finish(process: subprocess.Popen[str]) -> list[str]:

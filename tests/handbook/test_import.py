@@ -48,8 +48,11 @@ def load(path: Path, *args: str, space: str = "people") -> tuple[str, str]:
 
 
 def test_import_creates_space_groups_and_pages(tmp_path):  # type: ignore[no-untyped-def]
-    path = write_jsonl(tmp_path / "c.jsonl", item("ext:1", "Annual leave", "Twenty five days."),
-                       item("ext:2", "Congés payés", "Vingt-cinq jours.", lang="fr"))
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        item("ext:1", "Annual leave", "Twenty five days."),
+        item("ext:2", "Congés payés", "Vingt-cinq jours.", lang="fr"),
+    )
     out, err = load(path, "--space-title", "People & Leave", "--viewer-group", "staff", "--editor-group", "hr")
     assert "2 created, 0 updated, 0 unchanged, 0 bad line(s) skipped" in out
     assert err == ""
@@ -81,8 +84,7 @@ def test_second_identical_import_changes_nothing(tmp_path):  # type: ignore[no-u
 
 def test_changed_body_writes_a_new_revision(tmp_path):  # type: ignore[no-untyped-def]
     load(write_jsonl(tmp_path / "v1.jsonl", item("ext:1", "A", "One."), item("ext:2", "B", "Two.")))
-    out, _err = load(write_jsonl(tmp_path / "v2.jsonl", item("ext:1", "A", "One, edited."),
-                                 item("ext:2", "B", "Two.")))
+    out, _err = load(write_jsonl(tmp_path / "v2.jsonl", item("ext:1", "A", "One, edited."), item("ext:2", "B", "Two.")))
     assert "0 created, 1 updated, 1 unchanged" in out
     page = Page.objects.get(ref="ext:1")
     assert page.body == "One, edited."
@@ -105,21 +107,21 @@ def test_a_known_id_keeps_its_space(tmp_path):  # type: ignore[no-untyped-def]
 def test_bad_lines_are_reported_with_numbers_and_skipped(tmp_path):  # type: ignore[no-untyped-def]
     path = write_jsonl(
         tmp_path / "c.jsonl",
-        item("ok:1", "First", "Fine."),                                # 1
-        '{"id": "broken", "title": ',                                   # 2 bad JSON
-        json.dumps({"id": "x", "title": "t"}),                          # 3 missing fields
-        "[1, 2, 3]",                                                    # 4 not an object
+        item("ok:1", "First", "Fine."),  # 1
+        '{"id": "broken", "title": ',  # 2 bad JSON
+        json.dumps({"id": "x", "title": "t"}),  # 3 missing fields
+        "[1, 2, 3]",  # 4 not an object
         json.dumps({"id": 5, "title": "t", "body": "b", "lang": "en"}),  # 5 wrong type
-        json.dumps(item("nul", "NUL", "a\x00b")),                       # 6 NUL in body
-        json.dumps(item("   ", "Empty id", "x")),                       # 7 empty id
+        json.dumps(item("nul", "NUL", "a\x00b")),  # 6 NUL in body
+        json.dumps(item("   ", "Empty id", "x")),  # 7 empty id
         b'{"id": "bin", "title": "\xff\xfe", "body": "x", "lang": "en"}',  # 8 not UTF-8
-        "",                                                             # 9 blank
-        "   ",                                                          # 10 blank
-        json.dumps(item("ok:2", "Second", "Fine too.")),                # 11
-        json.dumps(item("grp", "Groups", "x", restricted_to="hr")),     # 12 restricted_to not a list
-        json.dumps(item("notitle", "   ", "x")),                        # 13 empty title
-        json.dumps(item("long", "Long id", "x") | {"id": "x" * 501}),   # 14 id too long
-        json.dumps(item("ok:3", "Third", "Fine as well.")),             # 15
+        "",  # 9 blank
+        "   ",  # 10 blank
+        json.dumps(item("ok:2", "Second", "Fine too.")),  # 11
+        json.dumps(item("grp", "Groups", "x", restricted_to="hr")),  # 12 restricted_to not a list
+        json.dumps(item("notitle", "   ", "x")),  # 13 empty title
+        json.dumps(item("long", "Long id", "x") | {"id": "x" * 501}),  # 14 id too long
+        json.dumps(item("ok:3", "Third", "Fine as well.")),  # 15
     )
     out, err = load(path)
     assert "3 created, 0 updated, 0 unchanged, 10 bad line(s) skipped" in out
@@ -158,8 +160,11 @@ def test_raw_nul_byte_and_control_characters(tmp_path):  # type: ignore[no-untyp
     assert Page.objects.get(ref="tab").body == "Body\twith\x0bcontrols."
 
 
-@pytest.mark.xfail(strict=True, reason="a NUL in 'id' (or a group name) is not checked by parse_line: Postgres "
-                                       "rejects it and the whole import aborts instead of skipping the line")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a NUL in 'id' (or a group name) is not checked by parse_line: Postgres "
+    "rejects it and the whole import aborts instead of skipping the line",
+)
 def test_nul_in_id_is_a_bad_line(tmp_path):  # type: ignore[no-untyped-def]
     path = write_jsonl(tmp_path / "c.jsonl", item("bad\x00id"), item("ok:1"))
     out, err = load(path)
@@ -167,8 +172,11 @@ def test_nul_in_id_is_a_bad_line(tmp_path):  # type: ignore[no-untyped-def]
     assert Page.objects.filter(ref="ok:1").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="a restricted_to group name over 150 characters raises DataError from "
-                                       "Group.get_or_create: the import aborts instead of skipping the line")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a restricted_to group name over 150 characters raises DataError from "
+    "Group.get_or_create: the import aborts instead of skipping the line",
+)
 def test_overlong_group_name_is_a_bad_line(tmp_path):  # type: ignore[no-untyped-def]
     path = write_jsonl(tmp_path / "c.jsonl", item("grp", restricted_to=["g" * 200]), item("ok:1"))
     out, err = load(path)
@@ -193,8 +201,13 @@ def test_missing_file_is_a_command_error(tmp_path):  # type: ignore[no-untyped-d
 
 
 def test_restricted_to_creates_groups_and_restricts(tmp_path):  # type: ignore[no-untyped-def]
-    load(write_jsonl(tmp_path / "c.jsonl", item("sec", "Salary bands", "Levels.", restricted_to=["payroll", "hr"]),
-                     item("pub", "Open", "Everyone.")))
+    load(
+        write_jsonl(
+            tmp_path / "c.jsonl",
+            item("sec", "Salary bands", "Levels.", restricted_to=["payroll", "hr"]),
+            item("pub", "Open", "Everyone."),
+        )
+    )
     assert set(Page.objects.get(ref="sec").restricted_to_groups.values_list("name", flat=True)) == {"payroll", "hr"}
     assert not Page.objects.get(ref="pub").restricted_to_groups.exists()
     assert Group.objects.filter(name="payroll").exists()
@@ -206,8 +219,19 @@ def test_restricted_to_changes_on_reimport(tmp_path):  # type: ignore[no-untyped
     assert list(Page.objects.get(ref="sec").restricted_to_groups.values_list("name", flat=True)) == ["finance"]
 
 
-@pytest.mark.parametrize(("lang", "expected"), [("en", "en"), ("fr", "fr"), ("FR", "fr"), ("fr-CA", "fr"),
-                                                (" fr ", "fr"), ("de", "en"), ("", "en"), ("klingon", "en")])
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "en"),
+        ("fr", "fr"),
+        ("FR", "fr"),
+        ("fr-CA", "fr"),
+        (" fr ", "fr"),
+        ("de", "en"),
+        ("", "en"),
+        ("klingon", "en"),
+    ],
+)
 def test_language_is_normalised(tmp_path, lang, expected):  # type: ignore[no-untyped-def]
     load(write_jsonl(tmp_path / "c.jsonl", item("ext:1", lang=lang)))
     assert Page.objects.get(ref="ext:1").language == expected
@@ -231,11 +255,22 @@ def _skip_if_worker_running() -> None:
 
 def test_wait_without_worker_indexes_inline(tmp_path):  # type: ignore[no-untyped-def]
     _skip_if_worker_running()
-    path = write_jsonl(tmp_path / "c.jsonl",
-                       item("ext:1", "Annual leave", "# Annual leave\n\nEvery employee gets twenty five days of "
-                                                     "paid leave per year. Requests go through the portal."),
-                       item("ext:2", "Congés", "# Congés\n\nChaque salarié a droit à vingt-cinq jours de congés "
-                                               "payés par an. Les demandes passent par le portail.", lang="fr"))
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        item(
+            "ext:1",
+            "Annual leave",
+            "# Annual leave\n\nEvery employee gets twenty five days of "
+            "paid leave per year. Requests go through the portal.",
+        ),
+        item(
+            "ext:2",
+            "Congés",
+            "# Congés\n\nChaque salarié a droit à vingt-cinq jours de congés "
+            "payés par an. Les demandes passent par le portail.",
+            lang="fr",
+        ),
+    )
     out, _err = load(path, "--wait")
     assert "No worker is running: indexing 2 page(s) in this process." in out
     assert out.rstrip().endswith("All pages indexed.")
@@ -260,9 +295,12 @@ def test_wait_again_has_nothing_to_do(tmp_path, no_embeddings):  # type: ignore[
     assert set(Summary.objects.values_list("id", "updated_at")) == summaries
 
 
-@pytest.mark.xfail(strict=True, reason="re-importing an unchanged page with another 'lang' updates Page.language "
-                                       "but writes no revision and enqueues no reindex: chunks keep the old "
-                                       "language/text-search config, and --wait sees nothing to do")
+@pytest.mark.xfail(
+    strict=True,
+    reason="re-importing an unchanged page with another 'lang' updates Page.language "
+    "but writes no revision and enqueues no reindex: chunks keep the old "
+    "language/text-search config, and --wait sees nothing to do",
+)
 def test_language_change_on_reimport_reindexes(tmp_path, no_embeddings):  # type: ignore[no-untyped-def]
     _skip_if_worker_running()
     body = "# Télétravail\n\nLe télétravail est possible deux jours par semaine."

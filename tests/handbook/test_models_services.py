@@ -274,8 +274,11 @@ def test_rename_changes_slug_and_keeps_a_redirect(page):  # type: ignore[no-unty
     assert redirect.page == page
 
 
-@pytest.mark.xfail(strict=True, reason="page_rename returns its select_for_update copy, saved before page_save "
-                                       "changed the title: the returned page still has the old title/revision")
+@pytest.mark.xfail(
+    strict=True,
+    reason="page_rename returns its select_for_update copy, saved before page_save "
+    "changed the title: the returned page still has the old title/revision",
+)
 def test_rename_returns_the_renamed_page(page):  # type: ignore[no-untyped-def]
     renamed = page_rename(page=page, title="Paid leave")
     assert renamed.slug == "paid-leave"
@@ -287,7 +290,9 @@ def test_rename_twice_keeps_every_old_address(page):  # type: ignore[no-untyped-
     page_rename(page=page, title="Paid leave")
     page_rename(page=page, title="Holidays")
     assert set(SlugRedirect.objects.filter(page=page).values_list("page_slug", flat=True)) == {
-        "annual-leave", "paid-leave"}
+        "annual-leave",
+        "paid-leave",
+    }
 
 
 def test_rename_to_a_taken_title_gets_a_free_slug(page, space):  # type: ignore[no-untyped-def]

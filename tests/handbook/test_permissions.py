@@ -60,8 +60,16 @@ def world(make_user, make_space, make_page):  # type: ignore[no-untyped-def]
         "nobody": make_user("nobody"),
         "root": make_user("root", superuser=True),
     }
-    return {"people": people, "secret": secret, "public": public, "restricted": restricted,
-            "confidential": confidential, "draft": draft, "deleted": deleted, **users}
+    return {
+        "people": people,
+        "secret": secret,
+        "public": public,
+        "restricted": restricted,
+        "confidential": confidential,
+        "draft": draft,
+        "deleted": deleted,
+        **users,
+    }
 
 
 # --- visible_to ------------------------------------------------------------------
@@ -129,8 +137,10 @@ def test_restriction_group_alone_does_not_grant_the_space(world):  # type: ignor
 
 def test_restriction_with_several_groups_any_one_suffices(world, make_user):  # type: ignore[no-untyped-def]
     legal = make_user("legal", "staff", "legal")
-    page_set_restrictions(page=world["restricted"], groups=[Group.objects.get(name="payroll"),
-                                                            Group.objects.get_or_create(name="legal")[0]])
+    page_set_restrictions(
+        page=world["restricted"],
+        groups=[Group.objects.get(name="payroll"), Group.objects.get_or_create(name="legal")[0]],
+    )
     assert can_read(legal, world["restricted"])
     assert can_read(world["payroll"], world["restricted"])
     assert not can_read(world["viewer"], world["restricted"])

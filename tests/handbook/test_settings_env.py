@@ -104,8 +104,11 @@ def test_env_float_minimum(env):  # type: ignore[no-untyped-def]
         env_float(NAME, 30.0, minimum=0.1)
 
 
-@pytest.mark.xfail(strict=True, reason="env_float accepts 'nan' (float('nan') passes every minimum check), so "
-                                       "LLM_TIMEOUT_S=nan silently becomes a NaN timeout")
+@pytest.mark.xfail(
+    strict=True,
+    reason="env_float accepts 'nan' (float('nan') passes every minimum check), so "
+    "LLM_TIMEOUT_S=nan silently becomes a NaN timeout",
+)
 def test_env_float_rejects_nan(env):  # type: ignore[no-untyped-def]
     env("nan")
     with pytest.raises(ImproperlyConfigured):
@@ -160,8 +163,10 @@ def test_env_url(env, monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
         env_url(NAME, schemes=("redis",))
 
 
-@pytest.mark.xfail(strict=True, reason="env_url checks value.split('://')[0], so a bare 'postgres' or 'redis' "
-                                       "(no '://') passes as a valid URL")
+@pytest.mark.xfail(
+    strict=True,
+    reason="env_url checks value.split('://')[0], so a bare 'postgres' or 'redis' (no '://') passes as a valid URL",
+)
 def test_env_url_needs_the_separator(env):  # type: ignore[no-untyped-def]
     env("postgres")
     with pytest.raises(ImproperlyConfigured):
@@ -170,9 +175,23 @@ def test_env_url_needs_the_separator(env):  # type: ignore[no-untyped-def]
 
 # --- settings, imported in a fresh process -----------------------------------------------
 
-_CLEARED = ("DEBUG", "SECRET_KEY", "SECRET_KEY_FILE", "HANDBOOK_PRODUCTION", "DATABASE_URL", "DATABASE_URL_FILE",
-            "REDIS_URL", "REDIS_URL_FILE", "LLM_BASE_URL", "LLM_MODEL", "LLM_TIMEOUT_S", "LLM_MAX_RETRIES",
-            "EMBEDDINGS_BASE_URL", "EMBEDDINGS_DIMENSIONS", "DJANGO_SETTINGS_MODULE")
+_CLEARED = (
+    "DEBUG",
+    "SECRET_KEY",
+    "SECRET_KEY_FILE",
+    "HANDBOOK_PRODUCTION",
+    "DATABASE_URL",
+    "DATABASE_URL_FILE",
+    "REDIS_URL",
+    "REDIS_URL_FILE",
+    "LLM_BASE_URL",
+    "LLM_MODEL",
+    "LLM_TIMEOUT_S",
+    "LLM_MAX_RETRIES",
+    "EMBEDDINGS_BASE_URL",
+    "EMBEDDINGS_DIMENSIONS",
+    "DJANGO_SETTINGS_MODULE",
+)
 
 
 def import_settings(**overrides: str) -> subprocess.CompletedProcess[str]:
@@ -181,8 +200,9 @@ def import_settings(**overrides: str) -> subprocess.CompletedProcess[str]:
     env.update(DATABASE_URL="postgresql://u:p@127.0.0.1:9/handbook", REDIS_URL="redis://127.0.0.1:9")
     env.update(overrides)
     code = "import handbook.settings as s; print('DEBUG', s.DEBUG, s.DATABASES['default']['NAME'], s.LLM_MODEL)"
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_settings_import_with_good_values():
@@ -204,8 +224,17 @@ def test_settings_import_with_good_values():
         ({"HANDBOOK_PRODUCTION": "true"}, "SECRET_KEY must be set in production"),
         ({"SECRET_KEY_FILE": "/nonexistent/secret"}, "SECRET_KEY_FILE='/nonexistent/secret' cannot be read"),
     ],
-    ids=["debug", "llm-model", "database-scheme", "redis-scheme", "llm-scheme", "llm-timeout", "dimensions",
-         "production-secret", "secret-file"],
+    ids=[
+        "debug",
+        "llm-model",
+        "database-scheme",
+        "redis-scheme",
+        "llm-scheme",
+        "llm-timeout",
+        "dimensions",
+        "production-secret",
+        "secret-file",
+    ],
 )
 def test_settings_refuse_bad_configuration(overrides, message):  # type: ignore[no-untyped-def]
     result = import_settings(**overrides)

@@ -23,30 +23,69 @@ def _fast_passwords(settings):  # type: ignore[no-untyped-def]
 
 PAGES = {
     # ref: (space, title, body, language, restricted_to)
-    "remote": ("people", "Remote work",
-               "# Remote work\n\nEmployees may work from home two days per week once the trial period is over. "
-               "Agree the days with your manager.", "en", ()),
-    "teletravail": ("people", "Télétravail",
-                    "# Télétravail\n\nLe télétravail est possible deux jours par semaine après la période "
-                    "d'essai. Les jours sont fixés avec votre responsable.", "fr", ()),
-    "conges": ("people", "Congés payés",
-               "# Congés payés\n\nChaque salarié bénéficie de vingt-cinq jours de congés payés par an. "
-               "On peut reporter cinq jours sur l'année suivante.", "fr", ()),
-    "parking": ("people", "Parking",
-                "# Parking\n\nThe garage under building B has forty spaces. Badges open the gate from seven "
-                "to eight.", "en", ()),
-    "access": ("people", "Office access",
-               "# Office access\n\nBadges open every door. Visitors sign in at reception; parking for visitors "
-               "is on the street.", "en", ()),
-    "expenses": ("finance", "Expense reports",
-                 "# Expense reports\n\nSubmit receipts within thirty days. Taxi and train tickets are reimbursed "
-                 "when you travel for work.", "en", ()),
-    "salary": ("payroll", "Salary bands",
-               "# Salary bands\n\nCANARY remote work allowance: employees who work from home receive forty euros "
-               "per month. Parking badges and congés payés are not covered.", "en", ("payroll",)),
-    "dismissal": ("hr-confidential", "Dismissal procedure",
-                  "# Dismissal procedure\n\nCANARY remote work cannot be withdrawn as a sanction. Parking badges "
-                  "are returned on the last day.", "en", ()),
+    "remote": (
+        "people",
+        "Remote work",
+        "# Remote work\n\nEmployees may work from home two days per week once the trial period is over. "
+        "Agree the days with your manager.",
+        "en",
+        (),
+    ),
+    "teletravail": (
+        "people",
+        "Télétravail",
+        "# Télétravail\n\nLe télétravail est possible deux jours par semaine après la période "
+        "d'essai. Les jours sont fixés avec votre responsable.",
+        "fr",
+        (),
+    ),
+    "conges": (
+        "people",
+        "Congés payés",
+        "# Congés payés\n\nChaque salarié bénéficie de vingt-cinq jours de congés payés par an. "
+        "On peut reporter cinq jours sur l'année suivante.",
+        "fr",
+        (),
+    ),
+    "parking": (
+        "people",
+        "Parking",
+        "# Parking\n\nThe garage under building B has forty spaces. Badges open the gate from seven to eight.",
+        "en",
+        (),
+    ),
+    "access": (
+        "people",
+        "Office access",
+        "# Office access\n\nBadges open every door. Visitors sign in at reception; parking for visitors "
+        "is on the street.",
+        "en",
+        (),
+    ),
+    "expenses": (
+        "finance",
+        "Expense reports",
+        "# Expense reports\n\nSubmit receipts within thirty days. Taxi and train tickets are reimbursed "
+        "when you travel for work.",
+        "en",
+        (),
+    ),
+    "salary": (
+        "payroll",
+        "Salary bands",
+        "# Salary bands\n\nCANARY remote work allowance: employees who work from home receive forty euros "
+        "per month. Parking badges and congés payés are not covered.",
+        "en",
+        ("payroll",),
+    ),
+    "dismissal": (
+        "hr-confidential",
+        "Dismissal procedure",
+        "# Dismissal procedure\n\nCANARY remote work cannot be withdrawn as a sanction. Parking badges "
+        "are returned on the last day.",
+        "en",
+        (),
+    ),
 }
 SECRET = {"salary", "dismissal"}
 
@@ -119,8 +158,11 @@ def test_more_matching_words_rank_higher(kw):  # type: ignore[no-untyped-def]
 
 
 def test_french_questions_find_the_french_page(kw):  # type: ignore[no-untyped-def]
-    for question in ("Qu'est-ce que le télétravail ?", "Peut-on faire du télétravail ?",
-                     "Combien de jours de télétravail par semaine ?"):
+    for question in (
+        "Qu'est-ce que le télétravail ?",
+        "Peut-on faire du télétravail ?",
+        "Combien de jours de télétravail par semaine ?",
+    ):
         assert found(kw, question)[:1] == ["teletravail"], question
     assert found(kw, "Peut-on reporter ses congés payés ?")[:1] == ["conges"]
     assert search_pages(user=kw["bob"], query="Qu'est-ce que le télétravail ?").query_language == "fr"
@@ -134,8 +176,13 @@ def test_accents_are_folded_on_the_query_side(kw):  # type: ignore[no-untyped-de
 
 
 def test_accents_are_folded_on_the_document_side(kw, make_page):  # type: ignore[no-untyped-def]
-    page = make_page(kw["pages"]["remote"].space, "Teletravail FAQ", "# Teletravail FAQ\n\nLe teletravail se "
-                     "demande en ligne.", language="fr", ref="unaccented")
+    page = make_page(
+        kw["pages"]["remote"].space,
+        "Teletravail FAQ",
+        "# Teletravail FAQ\n\nLe teletravail se demande en ligne.",
+        language="fr",
+        ref="unaccented",
+    )
     kw["ids"]["unaccented"] = page.pk
     assert "unaccented" in found(kw, "télétravail")
 
@@ -146,9 +193,12 @@ def test_quoted_phrase_is_required(kw):  # type: ignore[no-untyped-def]
     assert found(kw, 'remote "trial period"') == ["remote"]
 
 
-@pytest.mark.xfail(strict=True, reason="tsquery_text ANDs the optional-word group with the phrases, so at least one "
-                                       "plain word becomes required next to a phrase: zebra \"trial period\" finds "
-                                       "nothing although the page holds the phrase")
+@pytest.mark.xfail(
+    strict=True,
+    reason="tsquery_text ANDs the optional-word group with the phrases, so at least one "
+    'plain word becomes required next to a phrase: zebra "trial period" finds '
+    "nothing although the page holds the phrase",
+)
 def test_plain_words_stay_optional_next_to_a_phrase(kw):  # type: ignore[no-untyped-def]
     assert found(kw, 'zebra "trial period"') == ["remote"]
 
@@ -172,8 +222,10 @@ def test_only_exclusions_is_an_empty_search(kw):  # type: ignore[no-untyped-def]
 
 def test_fuse_rrf_math():
     keyword = [ChunkHit(1, page_id=10, keyword_rank=1), ChunkHit(2, page_id=20, keyword_rank=2)]
-    vector = [ChunkHit(2, page_id=20, vector_rank=1, vector_distance=0.1),
-              ChunkHit(3, page_id=30, vector_rank=2, vector_distance=0.2)]
+    vector = [
+        ChunkHit(2, page_id=20, vector_rank=1, vector_distance=0.1),
+        ChunkHit(3, page_id=30, vector_rank=2, vector_distance=0.2),
+    ]
     pages = fuse(keyword, vector)
     assert [p.page_id for p in pages] == [20, 10, 30]  # found by both legs first
     assert pages[0].score == pytest.approx(1 / 62 + 1 / 61)
@@ -218,9 +270,12 @@ def test_fuse_empty_and_input_untouched():
 
 
 def test_page_lists_all_its_matching_chunks(kw, make_page):  # type: ignore[no-untyped-def]
-    page = make_page(kw["pages"]["remote"].space, "Bike policy",
-                     "# Bikes\n\nBikes go in the bike shed.\n\n## Repairs\n\nA bike repair kit sits by the shed.\n",
-                     ref="bikes")
+    page = make_page(
+        kw["pages"]["remote"].space,
+        "Bike policy",
+        "# Bikes\n\nBikes go in the bike shed.\n\n## Repairs\n\nA bike repair kit sits by the shed.\n",
+        ref="bikes",
+    )
     kw["ids"]["bikes"] = page.pk
     chunk_ids = set(Chunk.objects.filter(page=page).values_list("id", flat=True))
     assert len(chunk_ids) >= 2
@@ -253,7 +308,6 @@ def test_hybrid_both_legs_and_fusion(hybrid):  # type: ignore[no-untyped-def]
     for page in retrieval.pages[1:]:
         if all(c.keyword_rank is None or c.vector_rank is None for c in page.chunks):
             assert page.score < retrieval.pages[0].score
-
 
     # The vector leg finds a paraphrase that shares no word with any page.
     query = "Is telecommuting allowed?"
@@ -296,7 +350,7 @@ def test_both_legs_retrieve_and_search_pages_filter_by_permission(hybrid):  # ty
     query = "canary remote work parking badges"
     bob = found(hybrid, query)
     assert bob and not set(bob) & SECRET
-    assert SECRET <= set(found(hybrid, query, user=hybrid["alice"]))
+    assert set(found(hybrid, query, user=hybrid["alice"])) >= SECRET
 
     shown = search_pages(user=hybrid["bob"], query=query, per_page=50)
     assert shown.results and not {r.ref for r in shown.results} & SECRET
@@ -394,13 +448,13 @@ HOSTILE = [
     "park<->ing",
     "a:*A&B|C",
     "'; DROP TABLE handbook_page; --",
-    "\" OR 1=1 --",
+    '" OR 1=1 --',
     "%s %(or)s %%s",
     "{visible} {filters}",
     "$$ $1 \\x00",
     "ʕ•ᴥ•ʔ 🚗🅿️",
-    "\"unterminated phrase parking",
-    "- -parking \"-\"",
+    '"unterminated phrase parking',
+    '- -parking "-"',
 ]
 
 
@@ -473,9 +527,12 @@ def test_highlight_with_no_words_is_escaped_text():
 
 
 def test_search_snippets_are_escaped(kw, make_page):  # type: ignore[no-untyped-def]
-    page = make_page(kw["pages"]["remote"].space, "Scooters",
-                     "# Scooters\n\nScooters <script>alert(1)</script> park in bay <img src=x onerror=alert(1)> C.",
-                     ref="scooters")
+    page = make_page(
+        kw["pages"]["remote"].space,
+        "Scooters",
+        "# Scooters\n\nScooters <script>alert(1)</script> park in bay <img src=x onerror=alert(1)> C.",
+        ref="scooters",
+    )
     shown = search_pages(user=kw["bob"], query="scooters")
     result = next(r for r in shown.results if r.page_id == page.pk)
     assert "<script" not in result.snippet and "<img" not in result.snippet

@@ -139,8 +139,12 @@ def test_empty_page_gets_an_empty_ready_summary(space, make_page):  # type: igno
 
 
 def test_llm_summary(page, fast_llm):  # type: ignore[no-untyped-def]
-    fast_llm.queue_json({"summary": "Two remote days a week after the trial period.",
-                         "key_points": [" Two days ", "Agree with manager", ""]})
+    fast_llm.queue_json(
+        {
+            "summary": "Two remote days a week after the trial period.",
+            "key_points": [" Two days ", "Agree with manager", ""],
+        }
+    )
     summary = generate(page)
     assert summary.method == Summary.Method.LLM
     assert summary.status == Summary.Status.READY
@@ -166,8 +170,16 @@ def test_llm_summary(page, fast_llm):  # type: ignore[no-untyped-def]
         [Reply(content=json.dumps(["summary"]))],
         [Reply(status=400)],
     ],
-    ids=["malformed", "empty", "wrong-shape", "blank-summary", "points-not-list", "points-not-strings",
-         "json-array", "http-400"],
+    ids=[
+        "malformed",
+        "empty",
+        "wrong-shape",
+        "blank-summary",
+        "points-not-list",
+        "points-not-strings",
+        "json-array",
+        "http-400",
+    ],
 )
 def test_bad_llm_reply_falls_back_to_extractive(page, fast_llm, replies):  # type: ignore[no-untyped-def]
     fast_llm.queue(*replies)
@@ -213,9 +225,12 @@ def test_llm_success_after_a_failure_clears_the_error(page, fast_llm):  # type: 
     assert Summary.objects.filter(page=page).count() == 1  # the failed row became the ready one
 
 
-@pytest.mark.xfail(strict=True, reason="summary_generate's docstring says it skips when a ready summary for the same "
-                                       "source text *and method* exists, but the lookup ignores the method: once an "
-                                       "extractive summary exists, configuring an LLM never produces an LLM one")
+@pytest.mark.xfail(
+    strict=True,
+    reason="summary_generate's docstring says it skips when a ready summary for the same "
+    "source text *and method* exists, but the lookup ignores the method: once an "
+    "extractive summary exists, configuring an LLM never produces an LLM one",
+)
 def test_configuring_an_llm_later_produces_an_llm_summary(page, settings):  # type: ignore[no-untyped-def]
     from tests.fake_llm import FakeLLMServer
 
@@ -236,8 +251,13 @@ def test_summary_for_page_respects_read_permission(page, space, make_user, make_
     assert summary_for_page(page=page, user=make_user("eve")) == (None, False)
     assert summary_for_page(page=page, user=AnonymousUser()) == (None, False)
 
-    restricted = make_page(space, "Salary bands", "# Salary\n\nBands are reviewed every spring by the board.",
-                           restricted_to=("payroll",), index=False)
+    restricted = make_page(
+        space,
+        "Salary bands",
+        "# Salary\n\nBands are reviewed every spring by the board.",
+        restricted_to=("payroll",),
+        index=False,
+    )
     assert generate(restricted) is not None
     assert summary_for_page(page=restricted, user=reader) == (None, False)
     payroll = make_user("paula", "staff", "payroll")

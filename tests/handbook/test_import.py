@@ -249,7 +249,7 @@ def test_title_is_trimmed_and_capped(tmp_path):  # type: ignore[no-untyped-def]
 def _skip_if_worker_running() -> None:
     from search.services import workers_available
 
-    if workers_available(timeout=0.5):
+    if workers_available(timeout=1.0):
         pytest.skip("a Celery worker from another test is running; --wait would wait for it")
 
 
@@ -271,7 +271,7 @@ def test_wait_without_worker_indexes_inline(tmp_path):  # type: ignore[no-untype
             lang="fr",
         ),
     )
-    out, _err = load(path, "--wait")
+    out, _err = load(path, "--wait", "--timeout", "30")
     assert "No worker is running: indexing 2 page(s) in this process." in out
     assert out.rstrip().endswith("All pages indexed.")
     for page in Page.objects.all():
@@ -288,9 +288,9 @@ def test_wait_without_worker_indexes_inline(tmp_path):  # type: ignore[no-untype
 def test_wait_again_has_nothing_to_do(tmp_path, no_embeddings):  # type: ignore[no-untyped-def]
     _skip_if_worker_running()
     path = write_jsonl(tmp_path / "c.jsonl", item("ext:1", "A", "# A\n\nSome words about leave and pay."))
-    load(path, "--wait")
+    load(path, "--wait", "--timeout", "30")
     summaries = set(Summary.objects.values_list("id", "updated_at"))
-    out, _err = load(path, "--wait")
+    out, _err = load(path, "--wait", "--timeout", "30")
     assert "indexing 0 page(s)" in out
     assert set(Summary.objects.values_list("id", "updated_at")) == summaries
 
@@ -304,8 +304,10 @@ def test_wait_again_has_nothing_to_do(tmp_path, no_embeddings):  # type: ignore[
 def test_language_change_on_reimport_reindexes(tmp_path, no_embeddings):  # type: ignore[no-untyped-def]
     _skip_if_worker_running()
     body = "# Télétravail\n\nLe télétravail est possible deux jours par semaine."
-    load(write_jsonl(tmp_path / "v1.jsonl", item("ext:1", "Télétravail", body, lang="en")), "--wait")
-    out, _err = load(write_jsonl(tmp_path / "v2.jsonl", item("ext:1", "Télétravail", body, lang="fr")), "--wait")
+    load(write_jsonl(tmp_path / "v1.jsonl", item("ext:1", "Télétravail", body, lang="en")), "--wait", "--timeout", "30")
+    out, _err = load(
+        write_jsonl(tmp_path / "v2.jsonl", item("ext:1", "Télétravail", body, lang="fr")), "--wait", "--timeout", "30"
+    )
     page = Page.objects.get(ref="ext:1")
     assert page.language == "fr"
     assert set(Chunk.objects.filter(page=page).values_list("language", flat=True)) == {"fr"}

@@ -37,7 +37,9 @@ def page_tree(*, space: Space, user: Any) -> list[TreeNode]:
     another space) is shown at the top level: the tree never reveals a page
     the user cannot open, not even as an empty branch.
     """
-    pages = list(Page.objects.visible_to(user).filter(space=space).only("id", "title", "slug", "parent_id", "space"))
+    pages = list(
+        Page.objects.visible_to(user).filter(space=space).only("id", "title", "slug", "language", "parent_id", "space")
+    )
     nodes = {p.pk: TreeNode(p) for p in pages}
     roots: list[TreeNode] = []
     for page in pages:

@@ -91,6 +91,7 @@ def search_view(request: HttpRequest) -> HttpResponse:
     # While typing (htmx), delay the Ask request a little: if the next
     # keystroke replaces the fragment first, htmx never sends it.
     context["ask_trigger"] = "load delay:800ms" if is_fragment else "load"
+    context["is_fragment"] = is_fragment
     template = "search/search.html#results" if is_fragment else "search/search.html"
     return render(request, template, context, status=status)
 

@@ -197,6 +197,7 @@ def revision_detail(request: HttpRequest, space_slug: str, page_slug: str, numbe
             "revision": revision,
             "previous": previous,
             "title_changed": previous is not None and previous.title != revision.title,
+            "is_latest": not page.revisions.filter(number__gt=number).exists(),
             "diff": diff_lines(previous.body if previous else "", revision.body),
         },
     )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
@@ -57,16 +60,20 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
     # render_markdown escapes raw HTML and runs the result through an nh3
     # allow-list (no scripts, event handlers or javascript: URLs), so its
     # output - and only its output - may be marked safe.
-    body_html = mark_safe(render_markdown(page.body))  # noqa: S308
+    body_html, title_anchor = _split_leading_title(render_markdown(page.body), page.title)
     return render(
         request,
         "handbook/page.html",
         {
             "page": page,
             "space": page.space,
-            "body_html": body_html,
-            "toc": table_of_contents(page.body),
+            "body_html": mark_safe(body_html),  # noqa: S308 - render_markdown output, see above
+            "title_anchor": title_anchor,
+            # The title is the header now: the contents list starts below it.
+            "toc": [h for h in table_of_contents(page.body) if h["id"] != title_anchor],
             "summary": summary,
+            # Extractive key points often repeat the summary's own sentences: show only new ones.
+            "key_points": [p for p in (summary.key_points if summary else []) if p not in summary.text],
             "summary_is_current": summary_is_current,
             "revision": page.published_revision,
             "can_edit": can_edit(request.user, page),
@@ -76,6 +83,22 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
             else False,
         },
     )
+
+
+_LEADING_H1 = re.compile(r'\A\s*<h1 id="([^"<>]*)">(.*?)</h1>\s*', re.DOTALL)
+
+
+def _split_leading_title(body_html: str, title: str) -> tuple[str, str]:
+    """Most pages open with ``# <their title>``: show it once, as the page header.
+
+    The removed heading's id moves to the header, so links to ``#<that id>``
+    (search passages, citations) still land on it. Only a complete leading
+    <h1> whose text is exactly the title is removed; nothing is added.
+    """
+    match = _LEADING_H1.match(body_html)
+    if match and html.unescape(match.group(2)) == title:
+        return body_html[match.end() :], match.group(1)
+    return body_html, ""
 
 
 def _redirect_old_slug(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:

@@ -191,3 +191,11 @@ def test_language_switcher_translates_ui(handbook):
     html = client.get("/").content.decode()
     assert 'lang="fr"' in html
     assert "Espaces" in html  # "Spaces"
+
+
+def test_expired_session_during_htmx_request_redirects_the_whole_page(client, handbook):
+    response = client.get(
+        "/search/?q=screen", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/spaces/hr/?tab=1"
+    )
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == "/accounts/login/?next=/spaces/hr/%3Ftab%3D1"

@@ -78,9 +78,19 @@ def test_ask_streams_an_answer_and_its_citation_opens_the_page(watched, live_ser
     expect(answer.locator(".answer-text")).to_contain_text("up to three days a week")
     expect(answer.locator(".citation")).to_contain_text("revision 1")
     expect(page.locator(".result").first).to_contain_text("Remote work")  # results did not wait for the answer
+    answer.get_by_role("button", name="Yes").click()  # htmx was wired into the streamed-in fragment
+    expect(answer.locator(".feedback--done")).to_have_text("Thanks for your feedback.")
     answer.locator("a.cite").first.click()
     expect(page).to_have_url(re.compile(r"/spaces/hr/remote-work/#"))
     expect(page.get_by_role("heading", level=1)).to_have_text("Remote work")
+
+
+def test_ask_falls_back_to_plain_htmx_without_eventsource(watched, live_server, site):
+    page = watched.page
+    page.context.add_init_script("delete window.EventSource;")
+    log_in(page, live_server.url, "reader", "pw-reader")
+    page.goto(f"{live_server.url}/search/?q=how+many+days+can+staff+work+from+home%3F")
+    expect(page.locator("#ask-answer .citation").first).to_contain_text("Remote work")
 
 
 def test_ask_feedback(watched, live_server, site):

@@ -7,6 +7,7 @@ process at start-up, not surface as odd behaviour later.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -62,6 +63,8 @@ def env_float(name: str, default: float, *, minimum: float | None = None) -> flo
         value = float(raw.strip())
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from exc
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number")
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} is below the minimum {minimum}")
     return value
@@ -77,6 +80,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
 def env_url(name: str, *, schemes: tuple[str, ...]) -> str:
     """A URL with one of the given schemes, or "" when unset."""
     value = env_str(name)
-    if value and not value.split("://", 1)[0] in schemes:
+    scheme, separator, _rest = value.partition("://")
+    if value and (not separator or scheme not in schemes):
         raise ImproperlyConfigured(f"{name} must start with one of {', '.join(s + '://' for s in schemes)}")
     return value

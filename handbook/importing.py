@@ -66,7 +66,7 @@ def parse_line(raw: bytes) -> dict[str, Any]:
         raise LineError("field 'title' is empty")
     if len(item["id"]) > 500:
         raise LineError("field 'id' is longer than 500 characters")
-    if "\x00" in item["body"] or "\x00" in item["title"]:
+    if any("\x00" in item[name] for name in REQUIRED_FIELDS):
         raise LineError("text contains NUL characters")
     lang = item["lang"].strip().lower()[:2]
     item["lang"] = lang if lang in KNOWN_LANGUAGES else "en"
@@ -74,6 +74,9 @@ def parse_line(raw: bytes) -> dict[str, Any]:
     restricted = item.get("restricted_to", [])
     if not isinstance(restricted, list) or not all(isinstance(g, str) for g in restricted):
         raise LineError("field 'restricted_to' must be a list of group names")
+    for name in restricted:
+        if not name.strip() or len(name) > 150 or "\x00" in name:
+            raise LineError(f"group name {name[:40]!r} must be 1-150 characters without NUL")
     return item
 
 
@@ -101,13 +104,20 @@ def import_item(item: dict[str, Any], space: Space, report: ImportReport, author
             )
             report.created += 1
         else:
-            if page.language != item["lang"]:
+            language_changed = page.language != item["lang"]
+            if language_changed:
                 page.language = item["lang"]
                 page.save(update_fields=["language", "updated_at"])
             result = page_save(page=page, title=item["title"], body=item["body"], author=author)
             if restricted:
                 page.restricted_to_groups.set(restricted)
-            if result.revision is None:
+            if result.revision is None and language_changed:
+                # Same text, other language: the text-search configuration changes, so reindex.
+                from search.services import index_enqueue_page
+
+                index_enqueue_page(result.page)
+                report.updated += 1
+            elif result.revision is None:
                 report.unchanged += 1
             else:
                 report.updated += 1

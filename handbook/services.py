@@ -159,8 +159,7 @@ def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
         )
         page.slug = new_slug
         page.save(update_fields=["slug", "updated_at"])
-    page_save(page=page, title=title, body=page.body, author=author, note="Renamed")
-    return page
+    return page_save(page=page, title=title, body=page.body, author=author, note="Renamed").page
 
 
 @transaction.atomic

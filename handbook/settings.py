@@ -19,7 +19,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("HANDBOOK_PRODUCTION", False):
+    if env_bool("HANDBOOK_PRODUCTION", False):
         raise ImproperlyConfigured("SECRET_KEY must be set in production (HANDBOOK_PRODUCTION=true).")
     # A fixed development key: only used when no key is configured outside production.
     SECRET_KEY = "dev-only-insecure-key-handbook-0000000000000000000000000000"

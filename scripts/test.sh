@@ -25,5 +25,6 @@ cleanup() {
 trap cleanup EXIT
 
 started=$(date +%s)
+$BIN/python manage.py collectstatic --noinput -v 0
 $BIN/python -m pytest "$@"
 echo "test suite: $(( $(date +%s) - started )) s"

@@ -97,10 +97,12 @@ def tsquery_text(parsed: ParsedQuery, *, require_all: bool = False) -> str:
     inject tsquery syntax. ``to_tsquery`` then stems and drops stop-words with
     the configuration of each chunk's language.
     """
-    parts: list[str] = []
-    if parsed.terms:
-        joiner = " & " if require_all else " | "
-        parts.append("(" + joiner.join(parsed.terms) + ")")
-    parts.extend(_phrase(p) for p in parsed.phrases)
+    parts: list[str] = [_phrase(p) for p in parsed.phrases]
+    if parsed.terms and require_all:
+        parts.append("(" + " & ".join(parsed.terms) + ")")
+    elif parsed.terms:
+        # Words stay optional next to a required phrase: OR-ed with the phrases
+        # they match nothing new, but they still count towards the rank.
+        parts.append("(" + " | ".join(parsed.terms + [_phrase(p) for p in parsed.phrases]) + ")")
     parts.extend("!" + _phrase(p) for p in parsed.excluded)
     return " & ".join(parts)

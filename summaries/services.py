@@ -35,7 +35,9 @@ def summary_generate(
     assert revision is not None
     digest = source_hash(revision.title, revision.body)
     method = summary_method()
-    existing = Summary.objects.filter(page=page, source_hash=digest, status=Summary.Status.READY).first()
+    existing = Summary.objects.filter(
+        page=page, source_hash=digest, method=method, status=Summary.Status.READY
+    ).first()
     if existing and not force:
         return existing
 

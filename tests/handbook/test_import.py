@@ -160,11 +160,6 @@ def test_raw_nul_byte_and_control_characters(tmp_path):  # type: ignore[no-untyp
     assert Page.objects.get(ref="tab").body == "Body\twith\x0bcontrols."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a NUL in 'id' (or a group name) is not checked by parse_line: Postgres "
-    "rejects it and the whole import aborts instead of skipping the line",
-)
 def test_nul_in_id_is_a_bad_line(tmp_path):  # type: ignore[no-untyped-def]
     path = write_jsonl(tmp_path / "c.jsonl", item("bad\x00id"), item("ok:1"))
     out, err = load(path)
@@ -172,11 +167,6 @@ def test_nul_in_id_is_a_bad_line(tmp_path):  # type: ignore[no-untyped-def]
     assert Page.objects.filter(ref="ok:1").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a restricted_to group name over 150 characters raises DataError from "
-    "Group.get_or_create: the import aborts instead of skipping the line",
-)
 def test_overlong_group_name_is_a_bad_line(tmp_path):  # type: ignore[no-untyped-def]
     path = write_jsonl(tmp_path / "c.jsonl", item("grp", restricted_to=["g" * 200]), item("ok:1"))
     out, err = load(path)
@@ -295,12 +285,6 @@ def test_wait_again_has_nothing_to_do(tmp_path, no_embeddings):  # type: ignore[
     assert set(Summary.objects.values_list("id", "updated_at")) == summaries
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="re-importing an unchanged page with another 'lang' updates Page.language "
-    "but writes no revision and enqueues no reindex: chunks keep the old "
-    "language/text-search config, and --wait sees nothing to do",
-)
 def test_language_change_on_reimport_reindexes(tmp_path, no_embeddings):  # type: ignore[no-untyped-def]
     _skip_if_worker_running()
     body = "# Télétravail\n\nLe télétravail est possible deux jours par semaine."

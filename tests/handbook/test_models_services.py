@@ -274,11 +274,6 @@ def test_rename_changes_slug_and_keeps_a_redirect(page):  # type: ignore[no-unty
     assert redirect.page == page
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="page_rename returns its select_for_update copy, saved before page_save "
-    "changed the title: the returned page still has the old title/revision",
-)
 def test_rename_returns_the_renamed_page(page):  # type: ignore[no-untyped-def]
     renamed = page_rename(page=page, title="Paid leave")
     assert renamed.slug == "paid-leave"

@@ -104,11 +104,6 @@ def test_env_float_minimum(env):  # type: ignore[no-untyped-def]
         env_float(NAME, 30.0, minimum=0.1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="env_float accepts 'nan' (float('nan') passes every minimum check), so "
-    "LLM_TIMEOUT_S=nan silently becomes a NaN timeout",
-)
 def test_env_float_rejects_nan(env):  # type: ignore[no-untyped-def]
     env("nan")
     with pytest.raises(ImproperlyConfigured):
@@ -163,10 +158,6 @@ def test_env_url(env, monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
         env_url(NAME, schemes=("redis",))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="env_url checks value.split('://')[0], so a bare 'postgres' or 'redis' (no '://') passes as a valid URL",
-)
 def test_env_url_needs_the_separator(env):  # type: ignore[no-untyped-def]
     env("postgres")
     with pytest.raises(ImproperlyConfigured):

@@ -193,12 +193,6 @@ def test_quoted_phrase_is_required(kw):  # type: ignore[no-untyped-def]
     assert found(kw, 'remote "trial period"') == ["remote"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tsquery_text ANDs the optional-word group with the phrases, so at least one "
-    'plain word becomes required next to a phrase: zebra "trial period" finds '
-    "nothing although the page holds the phrase",
-)
 def test_plain_words_stay_optional_next_to_a_phrase(kw):  # type: ignore[no-untyped-def]
     assert found(kw, 'zebra "trial period"') == ["remote"]
 

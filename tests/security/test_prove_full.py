@@ -16,7 +16,7 @@ from tests.security.faults import kill_worker_during_reindex, make_pages, race_e
 from tests.security.matrix import build_world, check_case, check_http_case
 from tests.security.revocation import KINDS, run_trial
 
-pytestmark = pytest.mark.prove
+pytestmark = [pytest.mark.prove, pytest.mark.timeout(4 * 3600)]
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "prove.json"
 
 

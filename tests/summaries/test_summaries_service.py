@@ -225,12 +225,6 @@ def test_llm_success_after_a_failure_clears_the_error(page, fast_llm):  # type: 
     assert Summary.objects.filter(page=page).count() == 1  # the failed row became the ready one
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="summary_generate's docstring says it skips when a ready summary for the same "
-    "source text *and method* exists, but the lookup ignores the method: once an "
-    "extractive summary exists, configuring an LLM never produces an LLM one",
-)
 def test_configuring_an_llm_later_produces_an_llm_summary(page, settings):  # type: ignore[no-untyped-def]
     from tests.fake_llm import FakeLLMServer
 

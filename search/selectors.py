@@ -15,7 +15,7 @@ from handbook.models import Page
 from search.models import Chunk
 from search.query import QueryError, parse_query
 from search.retrieval import Filters, Retrieval, retrieve
-from search.text import fold_accents
+from search.text import STOPWORDS, fold_accents
 
 SNIPPET_CHARS = 240
 MAX_PER_PAGE = 50
@@ -150,7 +150,9 @@ def search_pages(
         from summaries.selectors import summaries_for_pages
 
         summaries = summaries_for_pages(list(shown))
-    words = retrieval.query.positive_words
+    # Mark content words only: "of", "do", "le" everywhere would hide the matches that matter.
+    stop = STOPWORDS["en"] | STOPWORDS["fr"]
+    words = [w for w in retrieval.query.positive_words if w not in stop] or retrieval.query.positive_words
     results = []
     for hit in window:
         page_obj = shown.get(hit.page_id)

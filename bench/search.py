@@ -190,9 +190,9 @@ SYSTEMS = (
 )
 
 
-def quality() -> None:
+def quality(files: Sequence[str] = ("dev.jsonl", "dev-handbooks.jsonl")) -> None:
     common.setup()
-    common.ensure_corpora()
+    common.ensure_corpora([c for name in files for c in common.SCOPES[common.EVAL_FILES[name]]])
     from django.contrib.auth.models import User
 
     from handbook.models import Page
@@ -205,7 +205,7 @@ def quality() -> None:
     }
     rows = []
     all_runs: dict[str, dict[str, dict[str, list[str]]]] = {}
-    for name in ("dev.jsonl", "dev-handbooks.jsonl"):
+    for name in files:
         scope = common.EVAL_FILES[name]
         user = User.objects.get(username=scope)
         queries = common.load_queries(name)
@@ -235,8 +235,9 @@ def quality() -> None:
         "scored as its best chunk (the keyword leg's granularity, with IDF). 'empty lists' = answerable "
         "queries with no result at all.",
     )
-    common.write_results("search_quality", out)
-    crosslang(all_runs["dev-handbooks.jsonl"], refs)
+    common.write_results("search_quality" if len(files) == 2 else "search_quality_partial", out)
+    if "dev-handbooks.jsonl" in all_runs:
+        crosslang(all_runs["dev-handbooks.jsonl"], refs)
 
 
 def crosslang(native_runs: dict[str, dict[str, list[str]]], refs: dict[int, str]) -> None:
@@ -260,6 +261,7 @@ def crosslang(native_runs: dict[str, dict[str, list[str]]], refs: dict[int, str]
     translated["fts5-bm25"] = {q["qid"]: fts.search(q["query"]) for q in queries}
     systems = ("keyword", "vector", "hybrid", "fts5-bm25")
 
+    ref_lang = dict(Page.objects.values_list("ref", "language"))
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for q in queries:
         direction = f"{page_lang.get(q['corpus'], '?')}→{q['lang']}-asked"
@@ -271,6 +273,12 @@ def crosslang(native_runs: dict[str, dict[str, list[str]]], refs: dict[int, str]
             nat = {q["qid"]: native_runs[system].get(q["source_qid"], []) for q in group}
             n_score = common.score_run(native_queries, nat)[corpus]
             t_score = common.score_run(group, translated[system])[corpus]
+            same_lang = common.mean(
+                sum(ref_lang.get(r) == q["lang"] for r in translated[system][q["qid"]])
+                / max(1, len(translated[system][q["qid"]]))
+                for q in group
+            )
+            t_score["top10_in_query_language"] = same_lang
             rows.append(
                 (
                     direction,
@@ -281,6 +289,7 @@ def crosslang(native_runs: dict[str, dict[str, list[str]]], refs: dict[int, str]
                     t_score["ndcg@10"],
                     t_score["ndcg@10"] - n_score["ndcg@10"],
                     t_score["recall@10"],
+                    f"{100 * same_lang:.0f}%",
                     t_score["empty"],
                 )
             )
@@ -297,12 +306,14 @@ def crosslang(native_runs: dict[str, dict[str, list[str]]], refs: dict[int, str]
                 "translated nDCG@10",
                 "Δ",
                 "translated R@10",
+                "top 10 in query lang",
                 "empty",
             ),
             rows,
         ),
         "'en→fr-asked' = English pages found from French questions. native = the same question in the "
-        "corpus language (dev-handbooks.jsonl, same relevant pages).",
+        "corpus language (dev-handbooks.jsonl, same relevant pages). 'top 10 in query lang' = share of the "
+        "translated query's top 10 pages written in the query's language (all of them are wrong answers).",
     )
     common.write_results("search_crosslang", out)
 
@@ -875,7 +886,68 @@ def scale(size: str) -> None:
         "Recall = overlap with exact=True top 10 (top 100 = LEG_DEPTH) over the same visible chunks; "
         "'estimate' is retrieval._visible_chunk_estimate, which picks the path under exact=None.",
     )
-    common.write_results(f"search_scale_{size}", {"meta": meta, "latency": lat, "recall": rec})
+    cap = keyword_cap_effect()
+    rows = [(corpus, c["queries"], c["over_cap"], c["capped"], c["uncapped"]) for corpus, c in cap["corpora"].items()]
+    common.section(
+        f"Keyword leg at ~{size} chunks: KEYWORD_CANDIDATE_CAP ({cap['cap']}) vs no cap — nDCG@10",
+        common.md_table(("corpus", "queries", "queries over cap", "capped (now)", "no cap"), rows),
+        f"Keyword leg alone, user sees 100 %. p50/p95 ms: capped {cap['ms']['capped']['p50_ms']:.1f}/"
+        f"{cap['ms']['capped']['p95_ms']:.1f}, no cap {cap['ms']['uncapped']['p50_ms']:.1f}/"
+        f"{cap['ms']['uncapped']['p95_ms']:.1f}. OR matches per query: p50 {cap['matches']['p50']:.0f}, "
+        f"max {cap['matches']['max']}. The capped candidates are the first {cap['cap']} rows the scan meets "
+        "(no ORDER BY), not the best ones.",
+    )
+    common.write_results(f"search_scale_{size}", {"meta": meta, "latency": lat, "recall": rec, "keyword_cap": cap})
+
+
+def keyword_cap_effect() -> dict[str, Any]:
+    """The keyword leg with and without its candidate cap, on the labelled queries (real pages, real text)."""
+    from django.contrib.auth.models import User
+
+    from handbook.models import Page
+    from handbook.permissions import visible_page_ids_sql
+    from search import retrieval
+    from search.query import parse_query
+
+    user = User.objects.get(username=BUCKET_USERS[-1][1])
+    visible_sql, visible_params = visible_page_ids_sql(user)
+    refs = dict(Page.objects.values_list("id", "ref"))
+    queries = common.load_queries("dev.jsonl") + common.load_queries("dev-handbooks.jsonl")
+    runs: dict[str, dict[str, list[str]]] = {"capped": {}, "uncapped": {}}
+    times: dict[str, list[float]] = defaultdict(list)
+    matches = []
+    original = retrieval.KEYWORD_CANDIDATE_CAP
+    for q in queries:
+        parsed = parse_query(q["query"])
+        matches.append(_keyword_matches(parsed, visible_sql, visible_params))
+        for label, cap in (("capped", original), ("uncapped", 10**9)):
+            retrieval.KEYWORD_CANDIDATE_CAP = cap
+            try:
+                t = time.perf_counter()
+                hits = retrieval.keyword_leg(parsed, visible_sql, visible_params, retrieval.Filters())
+                times[label].append(time.perf_counter() - t)
+            finally:
+                retrieval.KEYWORD_CANDIDATE_CAP = original
+            runs[label][q["qid"]] = common.first_k(refs[h.page_id] for h in hits)
+    scores = {label: common.score_run(queries, ranked) for label, ranked in runs.items()}
+    over: dict[str, int] = defaultdict(int)
+    for q, m in zip(queries, matches, strict=True):
+        if q.get("relevant"):
+            over[q["corpus"]] += m > original
+    return {
+        "cap": original,
+        "matches": {"p50": common.percentile(matches, 50), "max": max(matches)},
+        "ms": {label: _stats(t) for label, t in times.items()},
+        "corpora": {
+            corpus: {
+                "queries": scores["capped"][corpus]["queries"],
+                "over_cap": over[corpus],
+                "capped": scores["capped"][corpus]["ndcg@10"],
+                "uncapped": scores["uncapped"][corpus]["ndcg@10"],
+            }
+            for corpus in scores["capped"]
+        },
+    }
 
 
 # --- diagnostic: keyword-leg variants (bench-only prototypes, not the product) ------------------
@@ -955,7 +1027,11 @@ def _weighted_keyword_leg(weights: str) -> Callable[..., list[Any]]:
 
 
 def diagnose() -> None:
-    """Measure suggested keyword-leg changes against the current one, on the same queries."""
+    """Measure suggested changes (keyword weights/IDF, vector leg per language) against the current legs.
+
+    Tuning on these dev queries would overfit (the eval README warns of a held-out set): the point is the
+    size of the effects and their direction per corpus, not the best cell.
+    """
     common.setup()
     from django.contrib.auth.models import User
 
@@ -974,8 +1050,11 @@ def diagnose() -> None:
         "flat weights": _weighted_keyword_leg(FLAT_WEIGHTS[1:-1]),
         "soft weights": _weighted_keyword_leg(SOFT_WEIGHTS[1:-1]),
         "IDF + flat": lambda p, s, v: idf_keyword_leg(p, s, v, FLAT_WEIGHTS),
+        "IDF + soft": lambda p, s, v: idf_keyword_leg(p, s, v, SOFT_WEIGHTS),
     }
-    rows, out = [], {}
+    out: dict[str, Any] = {}
+    columns: list[str] = []
+    table: dict[str, dict[str, float]] = defaultdict(dict)
     for name in ("dev.jsonl", "dev-handbooks.jsonl", "dev-crosslang.jsonl"):
         user = User.objects.get(username=common.EVAL_FILES[name])
         queries = common.load_queries(name)
@@ -993,6 +1072,11 @@ def diagnose() -> None:
                 retrieval.Filters(),
             )
             runs["vector"][q["qid"]] = common.first_k(refs[h.page_id] for h in vector)
+            per_language = _vector_per_language(parsed.raw, visible_sql, visible_params)
+            runs["vector per language"][q["qid"]] = common.first_k(
+                refs[p.page_id] for p in retrieval.fuse([], per_language)
+            )
+            flat_hits: list[Any] = []
             for variant, leg in variants.items():
                 t = time.perf_counter()
                 hits = leg(parsed, visible_sql, visible_params)
@@ -1001,6 +1085,11 @@ def diagnose() -> None:
                 runs[f"hybrid {variant}"][q["qid"]] = common.first_k(
                     refs[p.page_id] for p in retrieval.fuse(hits, vector)
                 )
+                if variant == "flat weights":
+                    flat_hits = hits
+            runs["hybrid flat + vector per language"][q["qid"]] = common.first_k(
+                refs[p.page_id] for p in retrieval.fuse(flat_hits, per_language)
+            )
             matches.append(_keyword_matches(parsed, visible_sql, visible_params))
         scores = {system: common.score_run(queries, ranked) for system, ranked in runs.items()}
         out[name] = {
@@ -1013,24 +1102,28 @@ def diagnose() -> None:
             },
         }
         for corpus in dict.fromkeys(q["corpus"] for q in queries):
-            s = {system: scores[system][corpus]["ndcg@10"] for system in runs}
-            rows.append(
-                (
-                    name,
-                    corpus,
-                    *(s[f"keyword {v}"] for v in variants),
-                    s["vector"],
-                    *(s[f"hybrid {v}"] for v in variants),
-                )
-            )
-    headers = ("file", "corpus", *(f"kw {v}" for v in variants), "vector", *(f"hybrid {v}" for v in variants))
+            label = f"x-lang {corpus}" if name == "dev-crosslang.jsonl" else corpus
+            columns.append(label)
+            for system in runs:
+                table[system][label] = scores[system][corpus]["ndcg@10"]
+    systems = [
+        *(f"keyword {v}" for v in variants),
+        "vector",
+        "vector per language",
+        *(f"hybrid {v}" for v in variants),
+        "hybrid flat + vector per language",
+    ]
+    rows = [(system, *(table[system].get(c, float("nan")) for c in columns)) for system in systems]
+    headers = ("system", *columns)
     common.section(
-        "Diagnostic: keyword-leg variants (bench-only) — nDCG@10",
+        "Diagnostic: retrieval variants (bench-only prototypes) — nDCG@10",
         common.md_table(headers, rows),
         "now = search/retrieval.py as is (ts_rank default weights {0.1,0.2,0.4,1.0}); flat / soft = the same SQL "
         f"with ts_rank('{FLAT_WEIGHTS}' / '{SOFT_WEIGHTS}', ...); IDF + flat = each query word's ts_rank x "
         "ln(1 + (N - df + .5)/(df + .5)) over the visible chunks, summed. hybrid = RRF of that keyword list with "
-        "the same vector leg.",
+        "the same vector leg. x-lang = dev-crosslang.jsonl (translated queries). vector per language = one "
+        "vector leg per page language (Filters(language=...)), each list keeping its own ranks, so RRF gives "
+        "both languages' best chunks the same weight. IDF + soft: as IDF + flat, soft weights.",
     )
     rows = [
         (
@@ -1049,6 +1142,23 @@ def diagnose() -> None:
         ),
     )
     common.write_results("search_diagnose", out)
+
+
+def _vector_per_language(text: str, visible_sql: str, visible_params: Sequence[Any]) -> list[Any]:
+    """One vector leg per page language, ranks kept per language (a multilingual model prefers its own language)."""
+    from search import retrieval
+    from search.embedders import get_embedder
+    from search.embedding_cache import query_embedding
+
+    embedder = get_embedder()
+    assert embedder is not None
+    vector = query_embedding(text, embedder)
+    hits: list[Any] = []
+    for language in ("en", "fr"):
+        hits += retrieval.vector_leg(
+            vector, embedder.model_name, visible_sql, visible_params, retrieval.Filters(language=language)
+        )
+    return hits
 
 
 def _keyword_matches(parsed: Any, visible_sql: str, visible_params: Sequence[Any]) -> int:
@@ -1074,13 +1184,16 @@ def _keyword_matches(parsed: Any, visible_sql: str, visible_params: Sequence[Any
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("quality", help="quality + cross-language on the dev query files")
+    quality_parser = sub.add_parser("quality", help="quality + cross-language on the dev query files")
+    quality_parser.add_argument(
+        "--files", nargs="+", choices=("dev.jsonl", "dev-handbooks.jsonl"), default=["dev.jsonl", "dev-handbooks.jsonl"]
+    )
     sub.add_parser("diagnose", help="measure a suggested keyword-leg change (IDF weighting)")
     scale_parser = sub.add_parser("scale", help="latency by stage + vector recall by selectivity")
     scale_parser.add_argument("--size", choices=sorted(SIZES), default="10k")
     args = parser.parse_args(argv)
     if args.command == "quality":
-        quality()
+        quality(args.files)
     elif args.command == "diagnose":
         diagnose()
     else:

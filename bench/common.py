@@ -297,9 +297,15 @@ def section(title: str, table: str, note: str = "") -> None:
 def write_results(name: str, data: Any) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
-    meta = {"written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "data_dir": os.environ.get("HANDBOOK_DATA_DIR")}
+    meta = {
+        "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "data_dir": os.environ.get("HANDBOOK_DATA_DIR"),
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
+    }
     path.write_text(json.dumps({"meta": meta, **data}, indent=2, ensure_ascii=False, default=float))
-    print(f"\n(results: {path.relative_to(ROOT)})", flush=True)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\n(results: {path.relative_to(ROOT)}; load average {load} on {os.cpu_count()} CPUs)", flush=True)
     return path
 
 

@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.indexing", description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="etalab-guides")
     parser.add_argument("--no-worker", action="store_true", help="skip the real-worker run")
+    parser.add_argument("--pages", type=int, default=0, help="only the first N pages (a quick check)")
     args = parser.parse_args(argv)
     common.setup()
     common.RESULTS.mkdir(parents=True, exist_ok=True)
@@ -188,6 +189,8 @@ def main(argv: list[str] | None = None) -> None:
 
     rss_start = common.peak_rss_mb()
     pages = list(Page.objects.published().filter(space__slug=args.corpus).order_by("id"))
+    if args.pages:
+        pages = pages[: args.pages]
     texts = [
         passage_text(h, t)
         for h, t in Chunk.objects.filter(page__in=pages).order_by("page_id", "ordinal").values_list("heading", "text")

@@ -342,6 +342,12 @@ def _main_conn():  # type: ignore[no-untyped-def]
     return psycopg.connect(common.database_url())
 
 
+def _as_array(value: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
+
+
 def _main_chunk_count() -> int:
     with _main_conn() as main:
         return main.execute(
@@ -445,7 +451,7 @@ def build_scale(size: str) -> dict[str, Any]:
                     f"SELECT embedding FROM search_chunk WHERE embedding IS NOT NULL AND page_id IN ({pages_sql})",
                     [list(common.ALL_CORPORA)],
                 )
-                base = np.stack([np.asarray(r[0], dtype=np.float32) for r in src.fetchall()])
+                base = np.stack([_as_array(r[0]) for r in src.fetchall()])
             synthetic = _insert_synthetic(
                 cursor,
                 raw,

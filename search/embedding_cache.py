@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 
 from django.core.cache import cache
 
 from search.embedders import Embedder
 
 TTL_S = 24 * 3600
+logger = logging.getLogger(__name__)
 
 
 def query_embedding(text: str, embedder: Embedder) -> list[float]:
@@ -22,6 +24,6 @@ def query_embedding(text: str, embedder: Embedder) -> list[float]:
     vector = embedder.embed_query(text)
     try:
         cache.set(key, vector, TTL_S)
-    except Exception:
-        pass
+    except Exception as exc:
+        logger.warning("query embedding cache unavailable: %s", exc)
     return vector

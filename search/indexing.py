@@ -28,6 +28,7 @@ from handbook.models import Page, text_search_config
 from search.chunking import chunk_markdown
 from search.embedders import EmbeddingError, get_embedder
 from search.embedding_switch import ensure_serving_model, is_switching, try_complete_switch
+from search.lexemes import refresh_after_indexing
 from search.models import Chunk, IndexState
 from search.text import fold_accents
 
@@ -180,6 +181,7 @@ def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
     if replaced is None:
         return ReindexResult("stale")
     total, reused = replaced
+    refresh_after_indexing()
     if not model_name:
         return ReindexResult("indexed", chunks=total, reused=reused)
 

@@ -110,3 +110,22 @@ class IndexSettings(models.Model):
 
     def __str__(self) -> str:
         return self.serving_model or "(none)"
+
+
+class LexemeStat(models.Model):
+    """How many chunks of a language contain a lexeme: the IDF of the keyword leg.
+
+    Refreshed in bulk from ``ts_stat`` (see ``search/lexemes.py``), not on every
+    write, so indexing never contends on hot rows; a lexeme newer than the last
+    refresh counts as rare, which is what it is.
+    """
+
+    language = models.CharField(max_length=8)
+    lexeme = models.CharField(max_length=300)
+    ndoc = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["language", "lexeme"], name="lexemestat_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.language}:{self.lexeme}={self.ndoc}"

@@ -6,7 +6,7 @@ import json
 
 from search.passages import Passage
 
-NO_ANSWER_TOKEN = "NO_ANSWER"
+NO_ANSWER_TOKEN = "NO_ANSWER"  # noqa: S105 - a reply marker, not a secret
 LANGUAGE_NAMES = {"en": "English", "fr": "French"}
 
 _RULES = (

@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from handbook.permissions import visible_page_ids_sql
 from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
+from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
 from search.text import detect_language
 
@@ -78,58 +79,72 @@ class Filters:
 
 # --- keyword leg -----------------------------------------------------------------
 
-_KEYWORD_SQL = """
-WITH q AS (
-    SELECT to_tsquery('english', %(or)s) AS en_or, to_tsquery('french', %(or)s) AS fr_or,
-           to_tsquery('simple', %(or)s) AS simple_or
-),
-visible AS ({visible}),
-candidates AS (
-    SELECT c.id, c.page_id, c.language, c.search_vector
-    FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id, q
-    WHERE c.page_id IN (SELECT id FROM visible)
-      AND ((c.language = 'en' AND c.search_vector @@ q.en_or)
-        OR (c.language = 'fr' AND c.search_vector @@ q.fr_or)
-        OR (c.language NOT IN ('en', 'fr') AND c.search_vector @@ q.simple_or))
-      {filters}
-    LIMIT %(cap)s
-)
-SELECT c.id, c.page_id,
-       ts_rank(c.search_vector, CASE c.language WHEN 'en' THEN q.en_or WHEN 'fr' THEN q.fr_or
-                                ELSE q.simple_or END, 1) AS rank
-FROM candidates c, q
-ORDER BY rank DESC, c.id
-LIMIT %(depth)s
-"""
+TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (tsvector weights A/B)
+# A word in more chunks than the candidate cap would flood it: such words only score, the rarer ones
+# generate candidates (when every word is that common, all of them do).
+RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker
+
+
+def _language_clause(language: str) -> str:
+    if language == "other":
+        return "c.language NOT IN (" + ", ".join(f"'{code}'" for code in CONFIGS) + ")"
+    return f"c.language = '{language}'"
 
 
 def keyword_leg(
     parsed: ParsedQuery, visible_sql: str, visible_params: tuple[Any, ...], filters: Filters, depth: int = LEG_DEPTH
 ) -> list[ChunkHit]:
+    """Chunks scored by the IDF of the query terms they contain (OR semantics), per language config.
+
+    Phrases and exclusions are hard constraints of the candidate query. Plain
+    words are optional: candidates come from the selective (rarer) words when
+    there are any, so a common word cannot flood the capped candidate set.
+    """
     if parsed.is_empty:
         return []
+    weights = term_weights(parsed.terms)
     filter_sql, filter_params = filters.sql()
-    sql = _KEYWORD_SQL.format(visible=visible_sql.replace("%", "%%"), filters=filter_sql.replace("%s", "%%s"))
-    # Mixed named/positional params are not allowed: inline the positional ones as named.
-    named: dict[str, Any] = {"or": tsquery_text(parsed), "cap": KEYWORD_CANDIDATE_CAP, "depth": depth}
-    sql, named = _name_params(sql, list(visible_params) + filter_params, named)
+    selects: list[str] = []
+    params: list[Any] = list(visible_params)
+    for language in (*CONFIGS, "other"):
+        config = CONFIGS.get(language, "simple")
+        terms = weights.get(language, [])
+        if not terms and not parsed.phrases:
+            continue  # only stop-words for this language
+        selective = [t for t in terms if t.ndoc <= KEYWORD_CANDIDATE_CAP] or terms
+        candidate = ParsedQuery(
+            raw=parsed.raw, terms=[t.term for t in selective], phrases=parsed.phrases, excluded=parsed.excluded
+        )
+        score_parts = [
+            f"{t.idf:.6f} * ((c.search_vector @@ to_tsquery('{config}', %s))::int"
+            f" + {TITLE_BONUS} * (c.search_vector @@ to_tsquery('{config}', %s))::int)"
+            for t in terms
+        ]
+        score_params: list[Any] = [x for t in terms for x in (t.term, t.term + ":AB")]
+        score = " + ".join(score_parts) or "1.0"
+        selects.append(
+            f"""(SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score FROM (
+                    SELECT c.id, c.page_id, c.search_vector, {score} AS score
+                    FROM (SELECT c.* FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id
+                          WHERE {_language_clause(language)} AND c.page_id IN (SELECT id FROM visible)
+                            AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
+                          LIMIT %s) c
+                 ) scored ORDER BY score DESC, id LIMIT %s)"""
+        )
+        params += [*score_params, tsquery_text(candidate), *filter_params, KEYWORD_CANDIDATE_CAP, RERANK_DEPTH]
+    if not selects:
+        return []
+    sql = f"""
+        WITH visible AS MATERIALIZED ({visible_sql}),
+        hits AS ({" UNION ALL ".join(selects)})
+        SELECT id, page_id, score + 0.1 * ts_rank(search_vector, to_tsquery(cfg, %s), 1) AS final
+        FROM hits ORDER BY final DESC, id LIMIT %s
+    """  # noqa: S608 - composed from our own SQL; every value is a parameter
+    params += [tsquery_text(ParsedQuery(raw=parsed.raw, terms=parsed.positive_words)), depth]
     with connection.cursor() as cursor:
-        cursor.execute(sql, named)
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1) for i, r in enumerate(rows)]
-
-
-def _name_params(sql: str, positional: list[Any], named: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Turn the ``%s`` placeholders (escaped as ``%%s`` by format) into ``%(pN)s``."""
-    parts = sql.split("%%s")
-    if len(parts) - 1 != len(positional):
-        raise ValueError("placeholder count mismatch")
-    out = parts[0]
-    for i, part in enumerate(parts[1:]):
-        key = f"p{i}"
-        named[key] = positional[i]
-        out += f"%({key})s" + part
-    return out, named
 
 
 # --- vector leg ------------------------------------------------------------------

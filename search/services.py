@@ -27,9 +27,11 @@ def _send_reindex(page_id: int, revision_id: int | None) -> None:
     """Enqueue, never failing the save: with the broker down the sweep heals it later."""
     from search.tasks import reindex_page
 
+    from kombu.exceptions import OperationalError
+
     try:
         reindex_page.delay(page_id, revision_id)
-    except Exception as exc:  # kombu raises OperationalError and friends when Redis is down
+    except OperationalError as exc:  # the broker (Redis) is unreachable
         logger.error("could not enqueue reindex of page %s (left pending for the sweep): %s", page_id, exc)
 
 
@@ -45,6 +47,9 @@ def index_enqueue_pages(pages: QuerySet[Page]) -> int:
 
 def index_sweep() -> int:
     """Heal lost or failed tasks: enqueue every page whose index isn't current."""
+    from search.lexemes import refresh_lexeme_stats
+
+    refresh_lexeme_stats()  # keyword IDF follows the corpus even when pages change in bulk
     count = index_enqueue_pages(pages_needing_index())
     if count:
         logger.info("sweep: re-enqueued %d pages", count)

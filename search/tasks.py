@@ -34,16 +34,16 @@ def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def reindex_space(space_id: int) -> int:
-    from search.services import index_enqueue_pages
     from handbook.models import Page
+    from search.services import index_enqueue_pages
 
     return index_enqueue_pages(Page.objects.published().filter(space_id=space_id))
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def reindex_all() -> int:
-    from search.services import index_enqueue_pages
     from handbook.models import Page
+    from search.services import index_enqueue_pages
 
     return index_enqueue_pages(Page.objects.published())
 

@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from handbook.permissions import visible_page_ids_sql
 from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
+from search.crosslang import crosslang_leg
 from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
 from search.text import detect_language
@@ -39,6 +40,7 @@ class ChunkHit:
     keyword_rank: int | None = None
     vector_rank: int | None = None
     vector_distance: float | None = None
+    crosslang_rank: int | None = None
 
 
 @dataclass
@@ -222,16 +224,36 @@ def vector_leg(
 # --- fusion ----------------------------------------------------------------------
 
 
-def fuse(keyword: list[ChunkHit], vector: list[ChunkHit], k: int = RRF_K) -> list[PageHit]:
+# RRF weight of each list. With the cross-language list present, the plain
+# vector list counts a little less: it is biased to the question's language
+# (weights measured on dev-crosslang; see search/crosslang.py).
+WEIGHTS = {"keyword": 1.0, "vector": 1.0}
+WEIGHTS_CROSSLANG = {"keyword": 1.0, "vector": 0.7, "crosslang": 1.0}
+
+
+def fuse(
+    keyword: list[ChunkHit], vector: list[ChunkHit], k: int = RRF_K, crosslang: list[ChunkHit] | None = None
+) -> list[PageHit]:
     """Reciprocal rank fusion over chunks; a page scores as its best chunk."""
+    weights = WEIGHTS_CROSSLANG if crosslang else WEIGHTS
     merged: dict[int, ChunkHit] = {}
     for hit in keyword:
         merged[hit.chunk_id] = ChunkHit(hit.chunk_id, hit.page_id, keyword_rank=hit.keyword_rank)
     for hit in vector:
         entry = merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id))
         entry.vector_rank, entry.vector_distance = hit.vector_rank, hit.vector_distance
+    for hit in crosslang or []:
+        merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id)).crosslang_rank = hit.crosslang_rank
     for hit in merged.values():
-        hit.score = sum(1.0 / (k + rank) for rank in (hit.keyword_rank, hit.vector_rank) if rank is not None)
+        hit.score = sum(
+            weights.get(leg, 0.0) / (k + rank)
+            for leg, rank in (
+                ("keyword", hit.keyword_rank),
+                ("vector", hit.vector_rank),
+                ("crosslang", hit.crosslang_rank),
+            )
+            if rank is not None
+        )
     by_page: dict[int, list[ChunkHit]] = {}
     for hit in sorted(merged.values(), key=lambda h: (-h.score, h.chunk_id)):
         by_page.setdefault(hit.page_id, []).append(hit)
@@ -247,6 +269,7 @@ def retrieve(
     filters: Filters | None = None,
     use_vectors: bool = True,
     use_keywords: bool = True,
+    cross_language: bool = True,
     depth: int = LEG_DEPTH,
 ) -> Retrieval:
     """The one query path: parse, run both legs over visible pages, fuse."""
@@ -267,6 +290,7 @@ def retrieve(
         timings["keyword"] = time.perf_counter() - t
 
     vector: list[ChunkHit] = []
+    crosslang: list[ChunkHit] = []
     embedder = query_embedder() if use_vectors else None
     # Phrases and exclusions are exact-match requests: meaning-based hits would ignore them.
     if embedder is not None and not parsed.phrases and not parsed.excluded:
@@ -281,9 +305,15 @@ def retrieve(
             t = time.perf_counter()
             vector = vector_leg(embedding, embedder.model_name, visible_sql, visible_params, filters, depth)
             timings["vector"] = time.perf_counter() - t
+            if cross_language:
+                t = time.perf_counter()
+                crosslang = crosslang_leg(
+                    embedding, embedder.model_name, query_language, visible_sql, visible_params, filters, depth
+                )
+                timings["crosslang"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    pages = fuse(keyword, vector)
+    pages = fuse(keyword, vector, crosslang=crosslang)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(parsed, pages, query_language, timings, used_vectors=bool(vector))

@@ -121,6 +121,13 @@ def visible_page_ids_sql(user: Any) -> tuple[str, tuple[Any, ...]]:
     return sql, tuple(params)
 
 
+def visible_page_ids(user: Any) -> list[int]:
+    """Ids of the pages the user may read, for retrieval queries (``= ANY(%s)`` per row)."""
+    from handbook.models import Page
+
+    return list(Page.objects.visible_to(user).values_list("id", flat=True))
+
+
 def can_read(user: Any, page: Page) -> bool:
     from handbook.models import Page
 

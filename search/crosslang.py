@@ -52,10 +52,10 @@ def crosslang_leg(
     vector: list[float],
     model: str,
     query_language: str,
-    visible_sql: str,
-    visible_params: tuple[Any, ...],
+    visible: list[int],
     filters: Any,
     depth: int,
+    exact: bool | None = None,
 ) -> list[Any]:
     """Language-centred nearest chunks across every language partition, best first."""
     from search.retrieval import ChunkHit, Filters, vector_leg
@@ -77,7 +77,7 @@ def crosslang_leg(
             continue
         partition = Filters(space=filters.space, language=language)
         offset = ALPHA * float(mean @ centred)
-        for hit in vector_leg(unit, model, visible_sql, visible_params, partition, depth):
+        for hit in vector_leg(unit, model, visible, partition, depth, exact):
             dot = (1.0 - (hit.vector_distance or 0.0)) * norm  # c · q' for unit-length c
             scored.append((dot - offset, hit))
     scored.sort(key=lambda item: (-item[0], item[1].chunk_id))

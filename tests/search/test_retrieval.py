@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from handbook.models import Page
-from handbook.permissions import visible_page_ids_sql
+from handbook.permissions import visible_page_ids
 from search.embedders import get_embedder
 from search.models import Chunk
 from search.query import MAX_QUERY_CHARS, parse_query
@@ -133,8 +133,7 @@ def found(world, query: str, user=None, **kw) -> list[str]:  # type: ignore[no-u
 
 
 def kw_leg(world, query: str, user=None, filters=None) -> list[ChunkHit]:  # type: ignore[no-untyped-def]
-    sql, params = visible_page_ids_sql(user or world["bob"])
-    return keyword_leg(parse_query(query), sql, params, filters or Filters())
+    return keyword_leg(parse_query(query), visible_page_ids(user or world["bob"]), filters or Filters())
 
 
 # --- keyword leg ------------------------------------------------------------------------
@@ -314,9 +313,9 @@ def test_exact_and_hnsw_paths_agree(hybrid):  # type: ignore[no-untyped-def]
     embedder = get_embedder()
     assert embedder is not None
     vector = embedder.embed_query("badges for the car park")
-    sql, params = visible_page_ids_sql(hybrid["alice"])
-    exact = vector_leg(vector, embedder.model_name, sql, params, Filters(), exact=True)
-    approx = vector_leg(vector, embedder.model_name, sql, params, Filters(), exact=False)
+    ids = visible_page_ids(hybrid["alice"])
+    exact = vector_leg(vector, embedder.model_name, ids, Filters(), exact=True)
+    approx = vector_leg(vector, embedder.model_name, ids, Filters(), exact=False)
     assert len(exact) == Chunk.objects.count()  # alice sees everything
     assert [h.chunk_id for h in exact[:3]] == [h.chunk_id for h in approx[:3]]
     assert [h.vector_distance for h in exact] == sorted(h.vector_distance for h in exact)
@@ -334,11 +333,9 @@ def test_both_legs_retrieve_and_search_pages_filter_by_permission(hybrid):  # ty
     embedder = get_embedder()
     vector = embedder.embed_query("remote work allowance")
     for exact in (True, False):
-        sql, params = visible_page_ids_sql(hybrid["bob"])
-        hits = vector_leg(vector, embedder.model_name, sql, params, Filters(), exact=exact)
+        hits = vector_leg(vector, embedder.model_name, visible_page_ids(hybrid["bob"]), Filters(), exact=exact)
         assert hits and not {h.page_id for h in hits} & secret_ids
-        sql, params = visible_page_ids_sql(hybrid["alice"])
-        hits = vector_leg(vector, embedder.model_name, sql, params, Filters(), exact=exact)
+        hits = vector_leg(vector, embedder.model_name, visible_page_ids(hybrid["alice"]), Filters(), exact=exact)
         assert secret_ids <= {h.page_id for h in hits}
 
     query = "canary remote work parking badges"

@@ -325,9 +325,9 @@ if __name__ == "__main__":
     from handbook.models import Space
     from search.models import Chunk
 
-    for space in Space.objects.filter(slug__in=ALL_CORPORA).annotate(pages=Count("pages")).order_by("slug"):
+    for space in Space.objects.filter(slug__in=ALL_CORPORA).annotate(n_pages=Count("pages")).order_by("slug"):
         chunks = Chunk.objects.filter(page__space=space)
         print(
-            f"{space.slug}: {space.pages} pages, {chunks.count()} chunks, "
+            f"{space.slug}: {space.n_pages} pages, {chunks.count()} chunks, "
             f"{chunks.filter(embedding__isnull=False).count()} with vectors"
         )

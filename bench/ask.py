@@ -41,9 +41,17 @@ def main() -> None:
         overhead_ms.append((time.perf_counter() - started) * 1000)
         answer = answer_question(user=user, question=q["query"], rate_limit=False, use_cache=False, log=False)
         similarity = max((1 - p.vector_distance for p in passages if p.vector_distance is not None), default=0.0)
-        rows.append({"qid": q["qid"], "corpus": q["corpus"], "answerable": bool(q["relevant"]),
-                     "mode": answer.mode, "first": answer.citations[0].ref if answer.citations else None,
-                     "relevant": list(q["relevant"]), "similarity": similarity})
+        rows.append(
+            {
+                "qid": q["qid"],
+                "corpus": q["corpus"],
+                "answerable": bool(q["relevant"]),
+                "mode": answer.mode,
+                "first": answer.citations[0].ref if answer.citations else None,
+                "relevant": list(q["relevant"]),
+                "similarity": similarity,
+            }
+        )
 
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
@@ -51,13 +59,15 @@ def main() -> None:
     answered = mean(1.0 if r["mode"] != "no_answer" else 0.0 for r in answerable)
     declined = mean(1.0 if r["mode"] == "no_answer" else 0.0 for r in unanswerable)
     invented = sum(1 for r in rows if r["first"] is not None and r["first"] not in _visible_refs(user))
-    print(f"| metric | value | goal |\n|---|---|---|")
+    print("| metric | value | goal |\n|---|---|---|")
     print(f"| first citation relevant (answerable, n={len(answerable)}) | {first_ok:.3f} | ≥ 0.7 |")
     print(f"| answered (answerable) | {answered:.3f} | ≥ 0.9 |")
     print(f"| no_answer (unanswerable, n={len(unanswerable)}) | {declined:.3f} | ≥ 0.6 |")
     print(f"| invented citations | {invented} | 0 |")
-    print(f"| overhead p50 / p95 (ms, no LLM) | {percentile(overhead_ms, 50):.1f} / {percentile(overhead_ms, 95):.1f}"
-          " | p95 ≤ 150 |")
+    print(
+        f"| overhead p50 / p95 (ms, no LLM) | {percentile(overhead_ms, 50):.1f} / {percentile(overhead_ms, 95):.1f}"
+        " | p95 ≤ 150 |"
+    )
     print(f"\nthreshold sweep (current {extractive_answer.MIN_SIMILARITY}):")
     print("| min similarity | answered (answerable) | no_answer (unanswerable) |\n|---|---|---|")
     for threshold in (0.78, 0.79, 0.80, 0.81, 0.82, 0.83, 0.84, 0.85, 0.86):
@@ -65,10 +75,19 @@ def main() -> None:
         d = mean(1.0 if r["similarity"] < threshold else 0.0 for r in unanswerable)
         print(f"| {threshold:.2f} | {a:.3f} | {d:.3f} |")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "ask.json").write_text(json.dumps({
-        "first_citation_relevant": first_ok, "answered": answered, "no_answer_unanswerable": declined,
-        "invented_citations": invented, "overhead_p95_ms": percentile(overhead_ms, 95), "rows": rows,
-    }, indent=2))
+    (RESULTS / "ask.json").write_text(
+        json.dumps(
+            {
+                "first_citation_relevant": first_ok,
+                "answered": answered,
+                "no_answer_unanswerable": declined,
+                "invented_citations": invented,
+                "overhead_p95_ms": percentile(overhead_ms, 95),
+                "rows": rows,
+            },
+            indent=2,
+        )
+    )
 
 
 def _visible_refs(user) -> set[str]:  # type: ignore[no-untyped-def]

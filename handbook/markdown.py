@@ -86,9 +86,7 @@ def _assign_heading_ids(state: StateCore) -> None:
 def _build_parser() -> MarkdownIt:
     # commonmark + GFM tables/strikethrough; raw HTML off (escaped as text),
     # no linkify, no typographer: what authors type is what gets indexed.
-    md = MarkdownIt(
-        "commonmark", {"html": False, "linkify": False, "typographer": False}
-    )
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.core.ruler.push("heading_ids", _assign_heading_ids)
     return md
@@ -109,9 +107,7 @@ def heading_ids(markdown: str) -> list[tuple[int, str, str]]:
 
 def table_of_contents(text: str) -> list[dict[str, object]]:
     """Headings as ``{"level", "text", "id"}`` dicts for templates."""
-    return [
-        {"level": lvl, "text": txt, "id": hid} for lvl, txt, hid in heading_ids(text)
-    ]
+    return [{"level": lvl, "text": txt, "id": hid} for lvl, txt, hid in heading_ids(text)]
 
 
 # --------------------------------------------------------------------------
@@ -290,9 +286,7 @@ def markdown_blocks(text: str) -> list[Block]:
         chunk = tokens[i : end + 1]
         kind = _BLOCK_KINDS.get(start.type, "other")
         if kind == "heading":
-            blocks.append(
-                Block(kind, _pieces(chunk), int(start.tag[1]), str(start.attrGet("id")))
-            )
+            blocks.append(Block(kind, _pieces(chunk), int(start.tag[1]), str(start.attrGet("id"))))
         else:
             pieces = _pieces(chunk)
             if pieces:

@@ -128,3 +128,6 @@ class SlugRedirect(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["space_slug", "page_slug"], name="redirect_unique_path")]
+
+    def __str__(self) -> str:
+        return f"/spaces/{self.space_slug}/{self.page_slug}/ → {self.page_id}"

@@ -26,10 +26,7 @@ def allow(key: str, rate: str) -> bool:
     window = int(time.time() // period)
     cache_key = "rl:" + hashlib.sha256(f"{key}:{window}".encode()).hexdigest()[:32]
     try:
-        if cache.add(cache_key, 1, timeout=period + 1):
-            count = 1
-        else:
-            count = cache.incr(cache_key)
+        count = 1 if cache.add(cache_key, 1, timeout=period + 1) else cache.incr(cache_key)
     except Exception:  # the cache is down: fail open rather than lock everyone out
         return True
     return count <= limit

@@ -154,9 +154,7 @@ def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
     page = Page.objects.select_for_update().get(pk=page.pk)
     new_slug = unique_slug(page.space, title, exclude_pk=page.pk)
     if new_slug != page.slug:
-        SlugRedirect.objects.update_or_create(
-            space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page}
-        )
+        SlugRedirect.objects.update_or_create(space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page})
         page.slug = new_slug
         page.save(update_fields=["slug", "updated_at"])
     return page_save(page=page, title=title, body=page.body, author=author, note="Renamed").page

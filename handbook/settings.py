@@ -22,7 +22,7 @@ if not SECRET_KEY:
     if env_bool("HANDBOOK_PRODUCTION", False):
         raise ImproperlyConfigured("SECRET_KEY must be set in production (HANDBOOK_PRODUCTION=true).")
     # A fixed development key: only used when no key is configured outside production.
-    SECRET_KEY = "dev-only-insecure-key-handbook-0000000000000000000000000000"
+    SECRET_KEY = "dev-only-insecure-key-handbook-0000000000000000000000000000"  # noqa: S105
 
 PRODUCTION = env_bool("HANDBOOK_PRODUCTION", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])

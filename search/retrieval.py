@@ -15,9 +15,9 @@ from typing import Any
 from django.db import connection, transaction
 
 from handbook.permissions import visible_page_ids
+from search.crosslang import crosslang_leg
 from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
-from search.crosslang import crosslang_leg
 from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
 from search.text import detect_language

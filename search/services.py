@@ -25,9 +25,9 @@ def index_enqueue_page(page: Page) -> None:
 
 def _send_reindex(page_id: int, revision_id: int | None) -> None:
     """Enqueue, never failing the save: with the broker down the sweep heals it later."""
-    from search.tasks import reindex_page
-
     from kombu.exceptions import OperationalError
+
+    from search.tasks import reindex_page
 
     try:
         reindex_page.delay(page_id, revision_id)

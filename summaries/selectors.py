@@ -44,8 +44,9 @@ def summaries_for_pages(page_ids: list[int]) -> dict[int, Summary]:
     """Current ready summaries keyed by page id; callers pass only ids they may show."""
     found: dict[int, Summary] = {}
     pages = Page.objects.filter(id__in=page_ids).select_related("published_revision")
-    hashes = {p.pk: source_hash(p.published_revision.title, p.published_revision.body)
-              for p in pages if p.published_revision}
+    hashes = {
+        p.pk: source_hash(p.published_revision.title, p.published_revision.body) for p in pages if p.published_revision
+    }
     for summary in Summary.objects.filter(page_id__in=hashes, status=Summary.Status.READY).order_by("updated_at"):
         if hashes.get(summary.page_id) == summary.source_hash:
             found[summary.page_id] = summary
@@ -66,5 +67,4 @@ def pages_without_current_summary(pages: QuerySet[Page]) -> list[int]:
 
 
 def revision_is_current(page_id: int, revision_id: int | None) -> bool:
-    return Revision.objects.filter(pk=revision_id, page__published_revision_id=revision_id,
-                                   page_id=page_id).exists()
+    return Revision.objects.filter(pk=revision_id, page__published_revision_id=revision_id, page_id=page_id).exists()

@@ -35,9 +35,7 @@ def summary_generate(
     assert revision is not None
     digest = source_hash(revision.title, revision.body)
     method = summary_method()
-    existing = Summary.objects.filter(
-        page=page, source_hash=digest, method=method, status=Summary.Status.READY
-    ).first()
+    existing = Summary.objects.filter(page=page, source_hash=digest, method=method, status=Summary.Status.READY).first()
     if existing and not force:
         return existing
 
@@ -65,8 +63,14 @@ def _store(page, revision, method, text, key_points, digest):  # type: ignore[no
     from django.conf import settings
 
     model = settings.LLM_MODEL if method == Summary.Method.LLM else ""
-    defaults = {"revision": revision, "text": text, "key_points": key_points, "model": model,
-                "status": Summary.Status.READY, "error": ""}
+    defaults = {
+        "revision": revision,
+        "text": text,
+        "key_points": key_points,
+        "model": model,
+        "status": Summary.Status.READY,
+        "error": "",
+    }
     try:
         with transaction.atomic():
             summary, _created = Summary.objects.update_or_create(
@@ -79,6 +83,8 @@ def _store(page, revision, method, text, key_points, digest):  # type: ignore[no
 
 def _store_failure(page, revision, digest, error):  # type: ignore[no-untyped-def]
     Summary.objects.update_or_create(
-        page=page, source_hash=digest, method=Summary.Method.LLM,
+        page=page,
+        source_hash=digest,
+        method=Summary.Method.LLM,
         defaults={"revision": revision, "status": Summary.Status.FAILED, "error": error[:2000], "text": ""},
     )

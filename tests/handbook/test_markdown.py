@@ -49,12 +49,7 @@ def assert_no_active_content(html: str) -> None:
         for name, value in attrs.items():
             assert not name.startswith(("on", "hx-", "data-")), (tag, name)
             assert name != "style", tag
-            assert (
-                not (value or "")
-                .strip()
-                .lower()
-                .startswith(("javascript:", "data:", "vbscript:"))
-            )
+            assert not (value or "").strip().lower().startswith(("javascript:", "data:", "vbscript:"))
 
 
 # --- sanitizing -----------------------------------------------------------
@@ -68,9 +63,7 @@ def test_raw_html_is_escaped_not_rendered() -> None:
 
 
 def test_raw_html_block_with_htmx_and_style_is_escaped() -> None:
-    html = render_markdown(
-        '<div hx-post="/admin/delete" data-x="1" style="display:none">x</div>'
-    )
+    html = render_markdown('<div hx-post="/admin/delete" data-x="1" style="display:none">x</div>')
     assert "&lt;div" in html
     assert_no_active_content(html)
 
@@ -83,9 +76,7 @@ def test_javascript_links_are_not_links() -> None:
 
 
 def test_links_get_rel_and_keep_allowed_schemes() -> None:
-    html = render_markdown(
-        '[x](https://example.org "T") [y](/pages/other#fees) [z](mailto:hr@example.org)'
-    )
+    html = render_markdown('[x](https://example.org "T") [y](/pages/other#fees) [z](mailto:hr@example.org)')
     links = [attrs for tag, attrs in elements(html) if tag == "a"]
     assert [a["href"] for a in links] == [
         "https://example.org",
@@ -165,11 +156,7 @@ def test_heading_ids_are_deduplicated_like_render() -> None:
         (3, "FAQ", "faq-2"),
         (2, "Congés payés", "conges-payes-1"),
     ]
-    rendered = [
-        attrs["id"]
-        for tag, attrs in elements(render_markdown(md))
-        if tag.startswith("h")
-    ]
+    rendered = [attrs["id"] for tag, attrs in elements(render_markdown(md)) if tag.startswith("h")]
     assert rendered == [hid for _, _, hid in ids]
 
 
@@ -195,9 +182,7 @@ def test_markdown_to_text_strips_syntax() -> None:
         "# Title\n\nSome *em* and **strong** and [a link](https://x.org) ![img](/a.png).\n\n"
         "- one\n- two\n\n```\ncode # kept\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
     )
-    assert markdown_to_text(md) == (
-        "Title\n\nSome em and strong and a link .\n\none\ntwo\n\ncode # kept\n\na b\n1 2"
-    )
+    assert markdown_to_text(md) == ("Title\n\nSome em and strong and a link .\n\none\ntwo\n\ncode # kept\n\na b\n1 2")
 
 
 def test_markdown_to_text_empty() -> None:

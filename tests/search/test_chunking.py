@@ -11,10 +11,7 @@ from search.chunking import ChunkDraft, chunk_markdown
 
 
 def para(seed: str, sentences: int) -> str:
-    return " ".join(
-        f"{seed} sentence {i} explains one rule of the policy clearly."
-        for i in range(sentences)
-    )
+    return " ".join(f"{seed} sentence {i} explains one rule of the policy clearly." for i in range(sentences))
 
 
 def test_empty_body_gives_no_chunks() -> None:
@@ -25,9 +22,7 @@ def test_empty_body_gives_no_chunks() -> None:
 def test_heading_only_sections_yield_nothing() -> None:
     assert chunk_markdown("# Title\n\n## Empty\n") == []
     chunks = chunk_markdown("# Title\n\n## Empty\n\n## Full\n\nBody.")
-    assert [(c.heading, c.anchor, c.text) for c in chunks] == [
-        ("Title › Full", "full", "Body.")
-    ]
+    assert [(c.heading, c.anchor, c.text) for c in chunks] == [("Title › Full", "full", "Body.")]
 
 
 def test_single_short_paragraph_without_title() -> None:
@@ -44,7 +39,10 @@ def test_single_short_paragraph_without_title() -> None:
 
 
 def test_heading_path_and_text_before_first_heading() -> None:
-    md = "Preamble.\n\n# Expenses\n\nGeneral.\n\n## Per diems\n\nDaily.\n\n### Abroad\n\nMore.\n\n## Mileage\n\nKm.\n\n# Leave\n\nDays."
+    md = (
+        "Preamble.\n\n# Expenses\n\nGeneral.\n\n## Per diems\n\nDaily.\n\n### Abroad\n\nMore.\n\n"
+        "## Mileage\n\nKm.\n\n# Leave\n\nDays."
+    )
     got = [(c.ordinal, c.heading, c.anchor, c.text) for c in chunk_markdown(md)]
     assert got == [
         (0, "", "", "Preamble."),
@@ -83,9 +81,7 @@ def test_code_fence_comment_is_not_a_heading_and_block_not_split() -> None:
 
 
 def test_table_split_only_between_rows_with_header_repeated() -> None:
-    rows = "\n".join(
-        f"| Item {i} | {i * 10} EUR per day in region {i} |" for i in range(80)
-    )
+    rows = "\n".join(f"| Item {i} | {i * 10} EUR per day in region {i} |" for i in range(80))
     md = f"# Rates\n\n| Item | Rate |\n|---|---|\n{rows}\n"
     chunks = chunk_markdown(md, target_chars=400, max_chars=600)
     assert len(chunks) > 1
@@ -105,9 +101,7 @@ def test_long_paragraph_split_at_sentences_under_max() -> None:
     assert len(chunks) > 1
     for chunk in chunks:
         assert len(chunk.text) <= 700
-        assert chunk.text.startswith("Travel sentence ") and chunk.text.endswith(
-            "clearly."
-        )
+        assert chunk.text.startswith("Travel sentence ") and chunk.text.endswith("clearly.")
     assert " ".join(c.text for c in chunks) == text
 
 
@@ -124,9 +118,7 @@ def test_small_blocks_are_packed_together() -> None:
 
 
 def test_ordinals_no_empty_chunks_and_sizes() -> None:
-    md = "\n\n".join(
-        f"## S{i}\n\n{para(f'S{i}', 20)}\n\n{para(f'T{i}', 5)}" for i in range(5)
-    )
+    md = "\n\n".join(f"## S{i}\n\n{para(f'S{i}', 20)}\n\n{para(f'T{i}', 5)}" for i in range(5))
     chunks = chunk_markdown(md)
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
     assert all(c.text.strip() and len(c.text) <= 1200 for c in chunks)
@@ -136,30 +128,21 @@ def test_deterministic() -> None:
     md = "\n\n".join(f"# H{i}\n\n{para(str(i), 30)}" for i in range(4))
     assert chunk_markdown(md) == chunk_markdown(md)
     assert all(
-        c.content_hash == hashlib.sha256(f"{c.heading}\n{c.text}".encode()).hexdigest()
-        for c in chunk_markdown(md)
+        c.content_hash == hashlib.sha256(f"{c.heading}\n{c.text}".encode()).hexdigest() for c in chunk_markdown(md)
     )
 
 
 def test_editing_one_paragraph_changes_only_its_chunks() -> None:
-    sections = [
-        f"## Part {i}\n\n{para(f'P{i}', 25)}\n\n{para(f'Q{i}', 10)}" for i in range(4)
-    ]
+    sections = [f"## Part {i}\n\n{para(f'P{i}', 25)}\n\n{para(f'Q{i}', 10)}" for i in range(4)]
     before = chunk_markdown("\n\n".join(sections))
     edited = sections[:]
     edited[2] = edited[2].replace("P2 sentence 3 explains", "P2 sentence 3 EXPLAINS")
     after = chunk_markdown("\n\n".join(edited))
 
     assert len(before) == len(after)
-    changed = [
-        i
-        for i, (b, a) in enumerate(zip(before, after, strict=True))
-        if b.content_hash != a.content_hash
-    ]
+    changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if b.content_hash != a.content_hash]
     assert len(changed) == 1
-    assert (
-        after[changed[0]].heading == "Part 2" and "EXPLAINS" in after[changed[0]].text
-    )
+    assert after[changed[0]].heading == "Part 2" and "EXPLAINS" in after[changed[0]].text
 
 
 def test_growing_one_section_does_not_shift_other_sections() -> None:

@@ -10,7 +10,10 @@ from search.tasks import reindex_page
 from summaries.models import Summary
 from tests.conftest import wait_for
 
-BODY = "# Remote work\n\nStaff may work from home up to three days a week.\n\n## Equipment\n\nA screen is lent on request.\n"
+BODY = (
+    "# Remote work\n\nStaff may work from home up to three days a week.\n\n"
+    "## Equipment\n\nA screen is lent on request.\n"
+)
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -35,8 +38,9 @@ def test_edit_after_commit_reaches_the_worker(worker, make_space, make_page):
     assert wait_for(lambda: _indexed(page), timeout=90)
     before = dict(Chunk.objects.filter(page=page).values_list("content_hash", "embedded_at"))
     page_save(page=page, title="Remote work", body=BODY + "\n## Security\n\nUse the VPN at home.\n")
-    assert wait_for(lambda: _indexed(page) and Chunk.objects.filter(page=page, text__contains="VPN").exists(),
-                    timeout=90)
+    assert wait_for(
+        lambda: _indexed(page) and Chunk.objects.filter(page=page, text__contains="VPN").exists(), timeout=90
+    )
     after = dict(Chunk.objects.filter(page=page).values_list("content_hash", "embedded_at"))
     unchanged = set(before) & set(after)
     assert unchanged, "untouched sections keep their chunks"
@@ -45,12 +49,14 @@ def test_edit_after_commit_reaches_the_worker(worker, make_space, make_page):
 
 def test_worker_killed_mid_task_is_healed_after_restart(worker, make_space, make_page):
     long_body = "\n\n".join(
-        f"## Part {i}\n\n" + " ".join(f"Rule {i}.{j}: requests of type {i * j} need {j} approvals." for j in range(40))
-        for i in range(80)
+        f"## Part {i}\n\n" + " ".join(f"Rule {i}.{j}: requests of type {i * j} need {j} approvals." for j in range(30))
+        for i in range(40)
     )
     page = make_page(make_space("hr"), "Long page", long_body, index=False)
     reindex_page.delay(page.pk, page.published_revision_id)
-    assert wait_for(lambda: Chunk.objects.filter(page=page, embedding__isnull=False).exists(), timeout=90, interval=0.05)
+    assert wait_for(
+        lambda: Chunk.objects.filter(page=page, embedding__isnull=False).exists(), timeout=90, interval=0.05
+    )
     worker.kill()
     assert Chunk.objects.filter(page=page, embedding__isnull=True).exists(), "killed before the end"
     assert not _indexed(page)

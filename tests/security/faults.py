@@ -58,7 +58,8 @@ def make_pages(space, count: int, seed: int, size: int = 3):  # type: ignore[no-
     for i in range(count):
         body = "\n\n".join(
             f"## Section {j}\n\nRule {i}.{j}: {rng.choice(['expenses', 'leave', 'laptops', 'travel'])} "
-            f"requests need {rng.randint(1, 9)} approvals within {rng.randint(2, 30)} days." for j in range(size)
+            f"requests need {rng.randint(1, 9)} approvals within {rng.randint(2, 30)} days."
+            for j in range(size)
         )
         pages.append(page_create(space=space, title=f"Policy {seed}-{i}", body=body))
     return pages
@@ -118,8 +119,12 @@ def race_edits(pages, *, edits: int, threads: int, seed: int, heal_timeout: floa
                     page = Page.objects.get(pk=page_id)
                     latest = page.revisions.order_by("-number").first()  # text and number from one row
                     try:
-                        page_save(page=page, title=latest.title, body=latest.body + f"\n\n{marker} applies.\n",
-                                  base_number=latest.number)
+                        page_save(
+                            page=page,
+                            title=latest.title,
+                            body=latest.body + f"\n\n{marker} applies.\n",
+                            base_number=latest.number,
+                        )
                         break
                     except EditConflict:
                         with lock:

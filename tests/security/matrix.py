@@ -70,15 +70,24 @@ def build_world(seed: int, *, n_users: int = 6, n_spaces: int = 3, n_pages: int 
         viewers = set(rng.sample(group_names, rng.randint(0, 2)))
         editors = set(rng.sample(group_names, rng.randint(0, 1)))
         slug = f"w{seed}s{s}"
-        space_create(slug=slug, title=f"Space {slug}", viewer_groups=[groups[g] for g in viewers],
-                     editor_groups=[groups[g] for g in editors])
+        space_create(
+            slug=slug,
+            title=f"Space {slug}",
+            viewer_groups=[groups[g] for g in viewers],
+            editor_groups=[groups[g] for g in editors],
+        )
         world.spaces[slug] = {"viewers": viewers, "editors": editors}
     for u in range(n_users):
         username = f"w{seed}u{u}"
         superuser = u == 0 and rng.random() < 0.3
         active = not (u == n_users - 1 and rng.random() < 0.5)
-        user = User.objects.create_user(username=username, password="x", is_superuser=superuser,
-                                        is_staff=superuser or rng.random() < 0.5, is_active=active)
+        user = User.objects.create_user(
+            username=username,
+            password="x",
+            is_superuser=superuser,
+            is_staff=superuser or rng.random() < 0.5,
+            is_active=active,
+        )
         member_of = set(rng.sample(group_names, rng.randint(0, 3)))
         user.groups.set([groups[g] for g in member_of])
         world.users[username] = user
@@ -93,20 +102,34 @@ def build_world(seed: int, *, n_users: int = 6, n_spaces: int = 3, n_pages: int 
         words = rng.sample(TOPIC_WORDS, 3) + rng.sample(FRENCH_WORDS, 1)
         language = rng.choice(["en", "fr"])
         title = f"{words[0].title()} {canary}"
-        body = (f"# {words[0].title()} rules\n\nThe {words[0]} and {words[1]} policy ({key}) mentions {canary} "
-                f"and {words[2]}.\n\n## Details\n\nAsk about {words[3]} and {words[1]} ({canary} {key}).\n")
+        body = (
+            f"# {words[0].title()} rules\n\nThe {words[0]} and {words[1]} policy ({key}) mentions {canary} "
+            f"and {words[2]}.\n\n## Details\n\nAsk about {words[3]} and {words[1]} ({canary} {key}).\n"
+        )
         publish = rng.random() < 0.9
-        page = page_create(space=Space.objects.get(slug=space),
-                           title=title, body=body, language=language, publish=publish,
-                           restricted_to=[groups[g] for g in restricted])
+        page = page_create(
+            space=Space.objects.get(slug=space),
+            title=title,
+            body=body,
+            language=language,
+            publish=publish,
+            restricted_to=[groups[g] for g in restricted],
+        )
         deleted = rng.random() < 0.08
         if publish:
             page_reindex(page_id=page.pk, revision_id=page.published_revision_id)
         if deleted:
             page_delete(page=page)
-        world.pages[page.pk] = {"space": space, "restricted_to": restricted, "canary": canary,
-                                "published": publish, "deleted": deleted, "ref": page.ref, "title": title,
-                                "key": key}
+        world.pages[page.pk] = {
+            "space": space,
+            "restricted_to": restricted,
+            "canary": canary,
+            "published": publish,
+            "deleted": deleted,
+            "ref": page.ref,
+            "title": title,
+            "key": key,
+        }
     canaries = [f["key"] for f in world.pages.values()]
     for _ in range(n_queries):
         kind = rng.random()
@@ -165,7 +188,8 @@ def check_case(world: World, username: str, query: str) -> list[Leak]:
     if page.total > len(expected) + (len(page.results) - len(shown)):
         leak("search_pages.total", f"total {page.total} > visible {len(expected)}")
     rendered = json.dumps([[r.title, str(r.snippet), r.summary, r.url] for r in page.results]) + json.dumps(
-        page.facets, default=str)
+        page.facets, default=str
+    )
     for canary in _canaries_in(rendered, world, expected):
         leak("search_pages.text", canary)
 
@@ -212,8 +236,9 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
     client.force_login(user) if user.is_active else client.logout()
 
     def scan(path: str, url: str) -> None:
-        response = client.get(url, HTTP_HX_REQUEST="true" if "hx" in path else None) if "hx" in path else \
-            client.get(url)
+        response = (
+            client.get(url, HTTP_HX_REQUEST="true" if "hx" in path else None) if "hx" in path else client.get(url)
+        )
         body = response.content.decode(errors="replace")
         for canary in _canaries_in(body, world, expected):
             leaks.append(Leak(world.seed, username, query, path, f"{url}: {canary}"))
@@ -224,7 +249,7 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
     scan("http.search.hx", "/search/?" + urlencode({"q": query}))
     scan("http.ask", "/ask/?" + urlencode({"q": query}))
     scan("http.home", "/")
-    for page_id, facts in world.pages.items():
+    for page_id, _facts in world.pages.items():
         page = Page.objects.filter(pk=page_id).select_related("space").first()
         if page is None:
             continue
@@ -237,7 +262,12 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
             except NoReverseMatch:
                 continue
     if user.is_active and user.is_staff:
-        for url in ("/admin/handbook/page/", "/admin/search/chunk/", "/admin/summaries/summary/",
-                    "/admin/handbook/revision/", "/admin/search/asklog/"):
+        for url in (
+            "/admin/handbook/page/",
+            "/admin/search/chunk/",
+            "/admin/summaries/summary/",
+            "/admin/handbook/revision/",
+            "/admin/search/asklog/",
+        ):
             scan("http.admin", url)
     return leaks

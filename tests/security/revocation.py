@@ -36,14 +36,16 @@ def run_trial(seed: int, kind: str) -> TrialResult:
     user = User.objects.create_user(username=f"{tag}-user", password="x")
     user.groups.add(readers)
     secret = f"secret{seed}{rng.randint(1000, 9999)}"
-    page = page_create(space=open_space, title=f"Bonus plan {secret}",
-                       body=f"# Bonus plan\n\nThe bonus plan {secret} pays twice a year.")
+    page = page_create(
+        space=open_space,
+        title=f"Bonus plan {secret}",
+        body=f"# Bonus plan\n\nThe bonus plan {secret} pays twice a year.",
+    )
     page_reindex(page_id=page.pk, revision_id=page.published_revision_id)
 
     def sees() -> bool:
         hits = {p.page_id for p in retrieve(f"bonus plan {secret}", user).pages}
-        answer = answer_question(user=user, question=f"What is the bonus plan {secret}?", rate_limit=False,
-                                 log=False)
+        answer = answer_question(user=user, question=f"What is the bonus plan {secret}?", rate_limit=False, log=False)
         return page.pk in hits or secret in answer.text or page.ref in {c.ref for c in answer.citations}
 
     saw_before = sees()  # also warms the answer cache

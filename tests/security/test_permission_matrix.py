@@ -45,10 +45,21 @@ def test_oracle_agrees_with_a_hand_checked_world(make_space, make_user, make_pag
     page = make_page(space, "Salary", "# Salary\n\nsecret", restricted_to=("payroll",), index=False)
     world = World(seed=0)
     world.spaces["hr"] = {"viewers": {"hr"}, "editors": {"hr-editors"}}
-    world.pages[page.pk] = {"space": "hr", "restricted_to": {"payroll"}, "canary": "c", "published": True,
-                            "deleted": False, "ref": page.ref, "title": "Salary"}
-    for name, groups, sees in [("a", ("hr",), False), ("b", ("hr", "payroll"), True), ("c", ("payroll",), False),
-                               ("d", ("hr-editors", "payroll"), True)]:
+    world.pages[page.pk] = {
+        "space": "hr",
+        "restricted_to": {"payroll"},
+        "canary": "c",
+        "published": True,
+        "deleted": False,
+        "ref": page.ref,
+        "title": "Salary",
+    }
+    for name, groups, sees in [
+        ("a", ("hr",), False),
+        ("b", ("hr", "payroll"), True),
+        ("c", ("payroll",), False),
+        ("d", ("hr-editors", "payroll"), True),
+    ]:
         world.users[name] = make_user(name, *groups)
         world.memberships[name] = set(groups)
         assert (page.pk in world.expected_visible(name)) is sees, name

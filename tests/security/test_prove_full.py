@@ -43,8 +43,14 @@ def test_permission_matrix_10000_cases(client):
             leaks += check_http_case(world, username, world.queries[0], client)
             http_cases += 1
         seed += 1
-    record("permission_matrix", cases=cases, http_cases=http_cases, worlds=seed - 1000, leaks=len(leaks),
-           seconds=round(time.monotonic() - started))
+    record(
+        "permission_matrix",
+        cases=cases,
+        http_cases=http_cases,
+        worlds=seed - 1000,
+        leaks=len(leaks),
+        seconds=round(time.monotonic() - started),
+    )
     assert not leaks, leaks[:10]
 
 
@@ -70,6 +76,12 @@ def test_kill_worker_during_500_reindex_tasks(worker, make_space):
 def test_1000_concurrent_edit_races(worker, make_space):
     pages = make_pages(make_space("prove-race"), 20, seed=8, size=1)
     report = race_edits(pages, edits=1000, threads=8, seed=8, heal_timeout=1800)
-    record("edit_races", edits=report.saves, revisions=report.revisions_written, conflicts_retried=report.conflicts,
-           lost_edits=report.lost_edits, stale_pages=len(report.inconsistent))
+    record(
+        "edit_races",
+        edits=report.saves,
+        revisions=report.revisions_written,
+        conflicts_retried=report.conflicts,
+        lost_edits=report.lost_edits,
+        stale_pages=len(report.inconsistent),
+    )
     assert report.lost_edits == 0 and report.revisions_written == 1000 and report.inconsistent == []

@@ -1,4 +1,8 @@
-"""python manage.py load_corpus FILE.jsonl --space SLUG [--space-title T] [--viewer-group G]… [--editor-group G]… [--wait]"""
+"""Import pages from JSONL.
+
+python manage.py load_corpus FILE.jsonl --space SLUG [--space-title T]
+    [--viewer-group G]… [--editor-group G]… [--wait]
+"""
 
 from __future__ import annotations
 
@@ -33,8 +37,10 @@ class Command(BaseCommand):
         editors = [Group.objects.get_or_create(name=name)[0] for name in options["editor_group"]]
         slug = options["space"]
         space = space_create(
-            slug=slug, title=options["space_title"] or slug.replace("-", " ").title(),
-            viewer_groups=viewers, editor_groups=editors,
+            slug=slug,
+            title=options["space_title"] or slug.replace("-", " ").title(),
+            viewer_groups=viewers,
+            editor_groups=editors,
         )
         with open(path, "rb") as handle:
             lines = sum(1 for line in handle if line.strip())

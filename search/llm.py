@@ -60,14 +60,18 @@ def _parse_json_object(content: str) -> dict[str, Any]:
     return value
 
 
-def chat_json(messages: list[dict[str, str]], *, attempts: int = 2, max_tokens: int = 800) -> dict[str, Any]:
+def chat_json(
+    messages: list[dict[str, str]], *, attempts: int = 2, max_tokens: int = 800, timeout: float | None = None
+) -> dict[str, Any]:
     """One JSON object from the model; malformed replies are retried ``attempts`` times."""
     import openai
 
     last_error: Exception | None = None
     for attempt in range(1, attempts + 1):
         try:
-            response = client().chat.completions.create(
+            response = (
+                client().with_options(timeout=timeout, max_retries=0) if timeout else client()
+            ).chat.completions.create(
                 model=settings.LLM_MODEL,
                 messages=messages,  # type: ignore[arg-type]
                 temperature=0,

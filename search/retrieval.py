@@ -21,6 +21,7 @@ from search.embedding_switch import query_embedder
 from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
 from search.text import detect_language
+from search.translation import translate_query, translation_enabled
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class ChunkHit:
     vector_rank: int | None = None
     vector_distance: float | None = None
     crosslang_rank: int | None = None
+    translated_rank: int | None = None
 
 
 @dataclass
@@ -243,12 +245,16 @@ def vector_leg(
 # RRF weight of each list. With the cross-language list present, the plain
 # vector list counts a little less: it is biased to the question's language
 # (weights measured on dev-crosslang; see search/crosslang.py).
-WEIGHTS = {"keyword": 1.0, "vector": 1.0}
-WEIGHTS_CROSSLANG = {"keyword": 1.0, "vector": 0.7, "crosslang": 1.0}
+WEIGHTS = {"keyword": 1.0, "vector": 1.0, "translated": 1.0}
+WEIGHTS_CROSSLANG = {"keyword": 1.0, "vector": 0.7, "crosslang": 1.0, "translated": 1.0}
 
 
 def fuse(
-    keyword: list[ChunkHit], vector: list[ChunkHit], k: int = RRF_K, crosslang: list[ChunkHit] | None = None
+    keyword: list[ChunkHit],
+    vector: list[ChunkHit],
+    k: int = RRF_K,
+    crosslang: list[ChunkHit] | None = None,
+    translated: list[ChunkHit] | None = None,
 ) -> list[PageHit]:
     """Reciprocal rank fusion over chunks; a page scores as its best chunk."""
     weights = WEIGHTS_CROSSLANG if crosslang else WEIGHTS
@@ -260,6 +266,8 @@ def fuse(
         entry.vector_rank, entry.vector_distance = hit.vector_rank, hit.vector_distance
     for hit in crosslang or []:
         merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id)).crosslang_rank = hit.crosslang_rank
+    for rank, hit in enumerate(translated or [], start=1):
+        merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id)).translated_rank = rank
     for hit in merged.values():
         hit.score = sum(
             weights.get(leg, 0.0) / (k + rank)
@@ -267,6 +275,7 @@ def fuse(
                 ("keyword", hit.keyword_rank),
                 ("vector", hit.vector_rank),
                 ("crosslang", hit.crosslang_rank),
+                ("translated", hit.translated_rank),
             )
             if rank is not None
         )
@@ -331,8 +340,18 @@ def retrieve(
                 )
                 timings["crosslang"] = time.perf_counter() - t
 
+    translated: list[ChunkHit] = []
+    if use_keywords and cross_language and not parsed.phrases and not parsed.excluded and translation_enabled():
+        t = time.perf_counter()
+        for target in CONFIGS:
+            text = translate_query(parsed.raw, query_language, target)
+            if text:
+                target_filters = Filters(space=filters.space, language=filters.language or target)
+                translated += keyword_leg(parse_query(text), visible, target_filters, depth)
+        timings["translate"] = time.perf_counter() - t
+
     t = time.perf_counter()
-    pages = fuse(keyword, vector, crosslang=crosslang)
+    pages = fuse(keyword, vector, crosslang=crosslang, translated=translated)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(parsed, pages, query_language, timings, used_vectors=bool(vector))

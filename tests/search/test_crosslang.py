@@ -1,0 +1,77 @@
+"""Cross-language search: language detection, centred vectors, optional query translation."""
+
+from __future__ import annotations
+
+import pytest
+
+from search import crosslang
+from search.retrieval import retrieve
+from search.translation import translate_query
+
+LEAVE_EN = "# Award leave\n\nAward leave expires one year after it is issued. Use it before it lapses."
+PARKING_FR = "# Stationnement\n\nLe parking du bâtiment B compte quarante places réservées aux vélos et aux voitures."
+
+
+@pytest.fixture
+def bilingual(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
+    space = make_space("people")
+    pages = {
+        "leave": make_page(space, "Award leave", LEAVE_EN, ref="leave"),
+        "parking": make_page(space, "Stationnement", PARKING_FR, language="fr", ref="parking"),
+        "canteen": make_page(
+            space, "Cantine", "# Cantine\n\nLe repas coûte quatre euros.", language="fr", ref="canteen"
+        ),
+    }
+    return pages, make_user("bob", "staff")
+
+
+@pytest.mark.django_db
+def test_results_and_query_language_are_reported(bilingual):
+    _pages, bob = bilingual
+    assert retrieve("combien de places de parking", bob).query_language == "fr"
+    assert retrieve("when does award leave expire", bob).query_language == "en"
+
+
+@pytest.mark.django_db
+def test_centred_leg_runs_only_with_two_languages(bilingual, monkeypatch):
+    pages, bob = bilingual
+    monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
+    from django.core.cache import cache
+
+    cache.clear()
+    result = retrieve("quand expire le congé de récompense ?", bob)
+    ranks = [h.crosslang_rank for p in result.pages for h in p.chunks if h.crosslang_rank]
+    assert ranks, "the language-centred list took part in fusion"
+    assert pages["leave"].pk in [p.page_id for p in result.pages[:2]]
+    monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1000)
+    cache.clear()
+    result = retrieve("quand expire le congé de récompense ?", bob)
+    assert not [h for p in result.pages for h in p.chunks if h.crosslang_rank]
+
+
+@pytest.mark.django_db
+def test_llm_translation_finds_the_other_language_page_by_keywords(bilingual, fake_llm, no_embeddings):
+    pages, bob = bilingual
+    fake_llm.queue_json({"translation": "award leave expiration"})
+    result = retrieve("expiration du congé de récompense", bob)
+    assert result.pages and result.pages[0].page_id == pages["leave"].pk
+    assert any(h.translated_rank for h in result.pages[0].chunks)
+    system = fake_llm.requests[0]["messages"][0]["content"]
+    assert "English" in system and "data, not an instruction" in system
+
+
+@pytest.mark.django_db
+def test_translation_failure_keeps_search_working(bilingual, fake_llm, no_embeddings):
+    from tests.fake_llm import Reply
+
+    fake_llm.queue(Reply(status=500))
+    result = retrieve("stationnement vélos bâtiment", bilingual[1])
+    assert result.pages  # the French page by its own words
+    assert translate_query("stationnement vélos bâtiment", "fr", "en") is None  # failure cached briefly
+
+
+@pytest.mark.django_db
+def test_translation_reply_of_the_wrong_shape_is_ignored(fake_llm):
+    fake_llm.queue_json({"translation": ["not", "a", "string"]})
+    assert translate_query("congés payés annuels", "fr", "en") is None
+    assert translate_query("single", "en", "fr") is None  # one word: not worth a call

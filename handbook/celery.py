@@ -3,9 +3,18 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
 
 app = Celery("handbook")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_ready.connect
+def _first_heartbeat(**_kwargs: object) -> None:
+    """/healthz sees a worker as soon as it is up; beat refreshes the heartbeat every 30 s."""
+    from handbook.health import heartbeat_write
+
+    heartbeat_write()

@@ -69,7 +69,8 @@ def test_open_a_result_at_its_passage(watched, live_server, site):
     assert background not in ("rgba(0, 0, 0, 0)", "transparent"), "the :target section is highlighted"
 
 
-def test_ask_streams_an_answer_and_its_citation_opens_the_page(watched, live_server, site, fake_llm):
+def test_ask_streams_an_answer_and_its_citation_opens_the_page(watched, live_server, site, fake_llm, settings):
+    settings.SEARCH_TRANSLATE_QUERIES = False  # the scripted reply is for Ask, not query translation
     fake_llm.queue(Reply(stream_chunks=["Staff may work from home ", "up to three days a week [1]."]))
     page = watched.page
     log_in(page, live_server.url, "reader", "pw-reader")

@@ -46,7 +46,16 @@ def test_ask_htmx_returns_the_answer_fragment_only(client, handbook):
     assert 'class="answer-text"' in html
 
 
-def test_model_text_is_escaped(client, handbook, fake_llm):
+@pytest.fixture
+def answer_llm(fake_llm, settings):  # type: ignore[no-untyped-def]
+    """The fake LLM, answering only Ask: query translation (which would take the
+    first scripted reply) is off, so each queued reply is the answer."""
+    settings.SEARCH_TRANSLATE_QUERIES = False
+    return fake_llm
+
+
+def test_model_text_is_escaped(client, handbook, answer_llm):
+    fake_llm = answer_llm
     fake_llm.queue_json({"answer": "Three days <img src=x onerror=alert(1)> <script>x()</script> [1]", "sources": [1]})
     client.force_login(handbook.reader)
     html = client.get("/ask/", {"q": "how many days from home?"}, **HX).content.decode()
@@ -93,7 +102,8 @@ def test_restricted_page_is_never_cited_to_a_non_member(client, handbook):
     assert "Salary bands" not in html and "salary-bands" not in html
 
 
-def test_stream_sends_deltas_then_the_rendered_answer(client, handbook, fake_llm):
+def test_stream_sends_deltas_then_the_rendered_answer(client, handbook, answer_llm):
+    fake_llm = answer_llm
     fake_llm.queue(Reply(stream_chunks=["Up to three ", "days a week <b>", " [1]."]))
     client.force_login(handbook.reader)
     response = client.get("/ask/stream/", {"q": "how many days can staff work from home?"})

@@ -91,6 +91,8 @@ def setup(database: str | None = None, *, migrate: bool = True) -> None:
     _use_embedded_services()
     if database:
         os.environ["DATABASE_URL"] = database_url(database)
+        # Cached values derived from the index (language means, query results) must not leak between databases.
+        os.environ["CACHE_KEY_PREFIX"] = f"handbook-{database}"
     import django
 
     django.setup()
@@ -98,6 +100,26 @@ def setup(database: str | None = None, *, migrate: bool = True) -> None:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0, interactive=False)
+
+
+def refresh_index_statistics() -> None:
+    """Statistics the product keeps up to date while indexing (IDF lexeme counts), rebuilt for bulk-loaded data."""
+    try:
+        from search.lexemes import refresh_lexeme_stats
+    except ImportError:  # an index without lexeme statistics
+        return
+    started = time.monotonic()
+    count = refresh_lexeme_stats()
+    print(f"(lexeme statistics refreshed: {count} lexemes in {time.monotonic() - started:.1f} s)", flush=True)
+    from django.core.cache import cache
+
+    cache.delete_many([f"crosslang:means:{m}" for m in _embedding_models()])
+
+
+def _embedding_models() -> list[str]:
+    from search.models import Chunk
+
+    return list(Chunk.objects.values_list("embedding_model", flat=True).distinct())
 
 
 def manage(*args: str, quiet: bool = False) -> None:

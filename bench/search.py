@@ -41,7 +41,25 @@ if __package__ != "bench":  # `python bench/search.py` would shadow the `search`
 
 from bench import common  # noqa: E402
 
-MODES = {"keyword": (False, True), "vector": (True, False), "hybrid": (True, True)}  # use_vectors, use_keywords
+MODES: dict[str, dict[str, bool]] = {
+    "keyword": {"use_vectors": False},
+    "vector": {"use_keywords": False},
+    "hybrid": {},
+}
+
+
+def _modes() -> dict[str, dict[str, bool]]:
+    """The product's modes, plus hybrid without its cross-language leg where retrieve() has that switch."""
+    import inspect
+
+    from search.retrieval import retrieve
+
+    modes = dict(MODES)
+    if "cross_language" in inspect.signature(retrieve).parameters:
+        modes["hybrid, no x-lang leg"] = {"cross_language": False}
+    return modes
+
+
 _WORD = re.compile(r"[0-9a-z]+")
 
 
@@ -124,11 +142,11 @@ def _product_runs(
     from search.retrieval import retrieve
 
     runs: dict[str, dict[str, list[str]]] = {}
-    for mode, (use_vectors, use_keywords) in MODES.items():
+    for mode, options in _modes().items():
         ranked: dict[str, list[str]] = {}
         started = time.perf_counter()
         for q in queries:
-            result = retrieve(q["query"], user, use_vectors=use_vectors, use_keywords=use_keywords)
+            result = retrieve(q["query"], user, **options)
             ranked[q["qid"]] = common.first_k(refs[p.page_id] for p in result.pages)
         runs[mode] = ranked
         print(f"  {mode}: {len(queries)} queries in {time.perf_counter() - started:.1f} s", flush=True)
@@ -183,6 +201,7 @@ SYSTEMS = (
     "keyword",
     "vector",
     "hybrid",
+    "hybrid, no x-lang leg",
     "fts5-bm25",
     "bm25-python",
     "bm25-python (own corpus only)",
@@ -193,6 +212,7 @@ SYSTEMS = (
 def quality(files: Sequence[str] = ("dev.jsonl", "dev-handbooks.jsonl")) -> None:
     common.setup()
     common.ensure_corpora([c for name in files for c in common.SCOPES[common.EVAL_FILES[name]]])
+    common.refresh_index_statistics()
     from django.contrib.auth.models import User
 
     from handbook.models import Page
@@ -214,7 +234,8 @@ def quality(files: Sequence[str] = ("dev.jsonl", "dev-handbooks.jsonl")) -> None
         runs = {**_product_runs(queries, user, refs), **_reference_runs(queries, docs)}
         runs["bm25-python chunks (diagnostic)"] = _chunk_bm25_run(queries, user)
         all_runs[name] = runs
-        scores = {system: common.score_run(queries, runs[system]) for system in SYSTEMS}
+        systems = [system for system in SYSTEMS if system in runs]
+        scores = {system: common.score_run(queries, runs[system]) for system in systems}
         out["files"][name] = {
             "user": scope,
             "visible_pages": len(docs),
@@ -223,13 +244,14 @@ def quality(files: Sequence[str] = ("dev.jsonl", "dev-handbooks.jsonl")) -> None
             "runs": runs,
         }
         for corpus in dict.fromkeys(q["corpus"] for q in queries):
-            for system in SYSTEMS:
+            for system in systems:
                 s = scores[system][corpus]
                 rows.append((corpus, system, s["queries"], s["ndcg@10"], s["recall@10"], s["empty"]))
     common.section(
         "Quality (page level, macro per corpus, answerable queries)",
         common.md_table(("corpus", "system", "queries", "nDCG@10", "Recall@10", "empty lists"), rows),
-        "keyword / vector / hybrid = search.retrieval.retrieve as the file's bench user; fts5-bm25 and "
+        "keyword / vector / hybrid = search.retrieval.retrieve as the file's bench user ('no x-lang leg': "
+        "cross_language=False); fts5-bm25 and "
         "bm25-python rank the same visible pages; 'own corpus only' = BM25 over the query's corpus alone "
         "(the eval README's reference setting); 'chunks (diagnostic)' = BM25 over the product's chunks, a page "
         "scored as its best chunk (the keyword leg's granularity, with IDF). 'empty lists' = answerable "
@@ -259,7 +281,7 @@ def crosslang(native_runs: dict[str, dict[str, list[str]]], refs: dict[int, str]
     translated = _product_runs(queries, user, refs)
     fts = Fts5Index([(r, t, b) for r, t, b, _c in docs])
     translated["fts5-bm25"] = {q["qid"]: fts.search(q["query"]) for q in queries}
-    systems = ("keyword", "vector", "hybrid", "fts5-bm25")
+    systems = [s for s in ("keyword", "vector", "hybrid", "hybrid, no x-lang leg", "fts5-bm25") if s in translated]
 
     ref_lang = dict(Page.objects.values_list("ref", "language"))
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -705,12 +727,18 @@ def latency(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, 
     cold = _timed_runs(texts, everyone)
     warm = _timed_runs(texts, everyone)
     keyword_only = _timed_runs(texts, everyone, use_vectors=False)
-    rows = [
-        ("query embedding (model, cache miss)", _stats(cold["embed"])),
-        ("query embedding (Redis cache hit)", _stats(warm["embed"])),
-        ("keyword leg", _stats(warm["keyword"])),
-        ("vector leg", _stats(warm["vector"])),
-        ("fusion", _stats(warm["fusion"])),
+    names = {
+        "parse": "parse",
+        "keyword": "keyword leg",
+        "vector": "vector leg",
+        "crosslang": "cross-language vector leg",
+        "translate": "query translation",
+        "fusion": "fusion",
+    }
+    rows = [("query embedding (model, cache miss)", _stats(cold["embed"]))]
+    rows.append(("query embedding (Redis cache hit)", _stats(warm["embed"])))
+    rows += [(names.get(stage, stage), _stats(v)) for stage, v in warm.items() if stage not in ("embed", "total")]
+    rows += [
         ("total, hybrid, cold query embedding", _stats(cold["total"])),
         ("total, hybrid, cached query embedding", _stats(warm["total"])),
         ("total, keyword only (reference)", _stats(keyword_only["total"])),
@@ -718,7 +746,7 @@ def latency(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, 
     per_bucket = {}
     for label, user in users.items():
         runs = warm if label == "100%" else _timed_runs(texts, user)
-        per_bucket[label] = {stage: _stats(runs[stage]) for stage in ("keyword", "vector", "total")}
+        per_bucket[label] = {stage: _stats(runs[stage]) for stage in ("keyword", "vector", "crosslang", "total")}
     return {
         "size": size,
         "chunks": meta["total_chunks"],
@@ -753,11 +781,19 @@ def _plan(sql: str, params: Any, settings: Sequence[str]) -> str:
         return "\n".join(r[0] for r in cursor.fetchall())
 
 
+def _auto_path(visible: list[int]) -> tuple[int, bool]:
+    """(estimated visible chunks, exact?) as retrieve() decides under exact=None."""
+    from search import retrieval
+
+    estimate = retrieval._visible_share(visible)[0] if hasattr(retrieval, "_visible_share") else -1
+    return estimate, bool(retrieval.use_exact_scan(visible))
+
+
 def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, Any]:
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from handbook.permissions import visible_page_ids_sql
+    from handbook.permissions import visible_page_ids
     from search import retrieval
     from search.embedders import get_embedder
     from search.embedding_cache import query_embedding
@@ -768,12 +804,11 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
     out: dict[str, Any] = {}
     for label, username, _group in BUCKET_USERS:
         user = User.objects.get(username=username)
-        visible_sql, visible_params = visible_page_ids_sql(user)
+        visible = visible_page_ids(user)
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*) FROM search_chunk WHERE page_id IN ({visible_sql})", visible_params)
+            cursor.execute("SELECT count(*) FROM search_chunk WHERE page_id = ANY(%s)", [visible])
             visible_chunks = cursor.fetchone()[0]
-        estimate = retrieval._visible_chunk_estimate(visible_sql, visible_params)
-        auto_exact = estimate <= retrieval.EXACT_SCAN_MAX_CHUNKS
+        estimate, auto_exact = _auto_path(visible)
         times: dict[str, list[float]] = defaultdict(list)
         recalls: dict[str, list[float]] = defaultdict(list)
         for vector in vectors:
@@ -781,13 +816,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
             for mode, exact in (("exact", True), ("hnsw", False), ("auto", None)):
                 t = time.perf_counter()
                 hits = retrieval.vector_leg(
-                    vector,
-                    embedder.model_name,
-                    visible_sql,
-                    visible_params,
-                    retrieval.Filters(),
-                    retrieval.LEG_DEPTH,
-                    exact=exact,
+                    vector, embedder.model_name, visible, retrieval.Filters(), retrieval.LEG_DEPTH, exact=exact
                 )
                 times[mode].append(time.perf_counter() - t)
                 ranked[mode] = [h.chunk_id for h in hits]
@@ -796,10 +825,10 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
                 if truth10:
                     recalls[f"{mode}@10"].append(len(truth10 & set(ranked[mode][:10])) / len(truth10))
                     recalls[f"{mode}@100"].append(len(truth100 & set(ranked[mode])) / len(truth100))
-                    recalls[f"{mode}_short"].append(len(ranked[mode]) < len(ranked["exact"]))
+                    recalls[f"{mode}_returned_fewer"].append(len(ranked[mode]) < len(ranked["exact"]))
         _hits, captured = _capture_sql(
-            lambda u=visible_sql, p=visible_params: retrieval.vector_leg(
-                vectors[0], embedder.model_name, u, p, retrieval.Filters(), retrieval.LEG_DEPTH, exact=False
+            lambda v=visible: retrieval.vector_leg(
+                vectors[0], embedder.model_name, v, retrieval.Filters(), retrieval.LEG_DEPTH, exact=False
             )
         )
         statement = next((s, p) for s, p in captured if "ORDER BY distance" in s)
@@ -813,6 +842,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
             "latency": {mode: _stats(v) for mode, v in times.items()},
             "forced_hnsw_plan_uses_index": "chunk_embedding_hnsw_384" in plan,
             "forced_hnsw_plan": plan,
+            "ef_search": getattr(retrieval, "HNSW_EF_SEARCH", None),
         }
     return out
 
@@ -820,6 +850,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
 def scale(size: str) -> None:
     common.setup(_scale_db(size), migrate=True)
     meta = build_scale(size)
+    common.refresh_index_statistics()
     texts = _queries_for_scale()
     note = f"{meta['total_chunks']} chunks ({meta['vectors']}); {len(texts)} distinct dev queries."
     lat = latency(size, texts, meta)
@@ -836,6 +867,8 @@ def scale(size: str) -> None:
             b["keyword"]["p95_ms"],
             b["vector"]["p50_ms"],
             b["vector"]["p95_ms"],
+            b["crosslang"]["p50_ms"],
+            b["crosslang"]["p95_ms"],
             b["total"]["p50_ms"],
             b["total"]["p95_ms"],
         )
@@ -844,7 +877,17 @@ def scale(size: str) -> None:
     common.section(
         f"Latency at ~{size} chunks by visible share (cached query embeddings)",
         common.md_table(
-            ("visible", "keyword p50", "keyword p95", "vector p50", "vector p95", "total p50", "total p95"),
+            (
+                "visible",
+                "keyword p50",
+                "keyword p95",
+                "vector p50",
+                "vector p95",
+                "x-lang p50",
+                "x-lang p95",
+                "total p50",
+                "total p95",
+            ),
             rows,
             digits=1,
         ),
@@ -890,7 +933,8 @@ def scale(size: str) -> None:
             digits=3,
         ),
         "Recall = overlap with exact=True top 10 (top 100 = LEG_DEPTH) over the same visible chunks; "
-        "'estimate' is retrieval._visible_chunk_estimate, which picks the path under exact=None.",
+        "'estimate' = visible chunks as retrieval estimates them; 'auto path' = retrieval.use_exact_scan(), what "
+        "retrieve() runs.",
     )
     cap = keyword_cap_effect()
     rows = [(corpus, c["queries"], c["over_cap"], c["capped"], c["uncapped"]) for corpus, c in cap["corpora"].items()]
@@ -911,12 +955,12 @@ def keyword_cap_effect() -> dict[str, Any]:
     from django.contrib.auth.models import User
 
     from handbook.models import Page
-    from handbook.permissions import visible_page_ids_sql
+    from handbook.permissions import visible_page_ids
     from search import retrieval
     from search.query import parse_query
 
     user = User.objects.get(username=BUCKET_USERS[-1][1])
-    visible_sql, visible_params = visible_page_ids_sql(user)
+    visible = visible_page_ids(user)
     refs = dict(Page.objects.values_list("id", "ref"))
     queries = common.load_queries("dev.jsonl") + common.load_queries("dev-handbooks.jsonl")
     runs: dict[str, dict[str, list[str]]] = {"capped": {}, "uncapped": {}}
@@ -925,12 +969,12 @@ def keyword_cap_effect() -> dict[str, Any]:
     original = retrieval.KEYWORD_CANDIDATE_CAP
     for q in queries:
         parsed = parse_query(q["query"])
-        matches.append(_keyword_matches(parsed, visible_sql, visible_params))
+        matches.append(_keyword_matches(parsed, visible))
         for label, cap in (("capped", original), ("uncapped", 10**9)):
-            retrieval.KEYWORD_CANDIDATE_CAP = cap
+            retrieval.KEYWORD_CANDIDATE_CAP = cap  # read by keyword_leg at call time
             try:
                 t = time.perf_counter()
-                hits = retrieval.keyword_leg(parsed, visible_sql, visible_params, retrieval.Filters())
+                hits = retrieval.keyword_leg(parsed, visible, retrieval.Filters())
                 times[label].append(time.perf_counter() - t)
             finally:
                 retrieval.KEYWORD_CANDIDATE_CAP = original
@@ -956,233 +1000,22 @@ def keyword_cap_effect() -> dict[str, Any]:
     }
 
 
-# --- diagnostic: keyword-leg variants (bench-only prototypes, not the product) ------------------
-#
-# ts_rank's default weights are {D, C, B, A} = {0.1, 0.2, 0.4, 1.0}. search_vector puts the page
-# title (A) into every chunk, so under the defaults a title word counts 10x a body word in every
-# chunk of that page. The variants below change only the weights, or add IDF; candidates (the OR
-# match), page = best chunk and RRF with the same vector leg stay as in search/retrieval.py.
-
-FLAT_WEIGHTS = "{1,1,1,1}"
-SOFT_WEIGHTS = "{0.4,0.4,0.6,1.0}"
-
-_IDF_KEYWORD_SQL = """
-WITH q AS (
-    SELECT t.ord, to_tsquery('english', t.term) AS en_q, to_tsquery('french', t.term) AS fr_q,
-           to_tsquery('simple', t.term) AS simple_q
-    FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
-),
-visible AS (__VISIBLE__),
-m AS (
-    SELECT c.id, c.page_id, q.ord,
-           ts_rank(%(weights)s::float4[], c.search_vector,
-                   CASE c.language WHEN 'en' THEN q.en_q WHEN 'fr' THEN q.fr_q ELSE q.simple_q END, 1) AS r
-    FROM search_chunk c, q
-    WHERE c.page_id IN (SELECT id FROM visible)
-      AND ((c.language = 'en' AND c.search_vector @@ q.en_q) OR (c.language = 'fr' AND c.search_vector @@ q.fr_q)
-        OR (c.language NOT IN ('en', 'fr') AND c.search_vector @@ q.simple_q))
-),
-df AS (SELECT ord, count(*) AS df FROM m GROUP BY ord),
-n AS (SELECT count(*) AS n FROM search_chunk c WHERE c.page_id IN (SELECT id FROM visible))
-SELECT m.id, m.page_id, sum(m.r * ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))) AS score
-FROM m JOIN df USING (ord), n
-GROUP BY m.id, m.page_id
-ORDER BY score DESC, m.id
-LIMIT %(depth)s
-"""
-
-
-def idf_keyword_leg(
-    parsed: Any, visible_sql: str, visible_params: Sequence[Any], weights: str = FLAT_WEIGHTS, depth: int = 100
-) -> list[Any]:
-    """Each query word's ts_rank weighted by its IDF over the visible chunks (BM25-like), summed per chunk."""
-    from django.db import connection
-
-    from search.retrieval import ChunkHit
-
-    if not parsed.terms:
-        return []
-    named: dict[str, Any] = {f"v{i}": p for i, p in enumerate(visible_params)}
-    parts = visible_sql.replace("%", "%%").split("%%s")
-    visible = parts[0] + "".join(f"%(v{i})s" + part for i, part in enumerate(parts[1:]))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _IDF_KEYWORD_SQL.replace("__VISIBLE__", visible),
-            {"terms": parsed.terms, "depth": depth, "weights": weights, **named},
-        )
-        rows = cursor.fetchall()
-    return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1) for i, r in enumerate(rows)]
-
-
-def _weighted_keyword_leg(weights: str) -> Callable[..., list[Any]]:
-    """retrieval.keyword_leg with ts_rank(weights, ...): the one-line change, measured without editing it."""
-    from search import retrieval
-
-    sql = retrieval._KEYWORD_SQL.replace("ts_rank(c.search_vector,", "ts_rank('{{" + weights + "}}', c.search_vector,")
-    assert sql != retrieval._KEYWORD_SQL, "retrieval._KEYWORD_SQL changed: update the diagnostic"
-
-    def leg(parsed: Any, visible_sql: str, visible_params: Sequence[Any]) -> list[Any]:
-        original = retrieval._KEYWORD_SQL
-        retrieval._KEYWORD_SQL = sql
-        try:
-            return retrieval.keyword_leg(parsed, visible_sql, tuple(visible_params), retrieval.Filters())
-        finally:
-            retrieval._KEYWORD_SQL = original
-
-    return leg
-
-
-def diagnose() -> None:
-    """Measure suggested changes (keyword weights/IDF, vector leg per language) against the current legs.
-
-    Tuning on these dev queries would overfit (the eval README warns of a held-out set): the point is the
-    size of the effects and their direction per corpus, not the best cell.
-    """
-    common.setup()
-    from django.contrib.auth.models import User
-
-    from handbook.models import Page
-    from handbook.permissions import visible_page_ids_sql
-    from search import retrieval
-    from search.embedders import get_embedder
-    from search.embedding_cache import query_embedding
-    from search.query import parse_query
-
-    refs = dict(Page.objects.values_list("id", "ref"))
-    embedder = get_embedder()
-    assert embedder is not None
-    variants: dict[str, Callable[..., list[Any]]] = {
-        "now": lambda p, s, v: retrieval.keyword_leg(p, s, v, retrieval.Filters()),
-        "flat weights": _weighted_keyword_leg(FLAT_WEIGHTS[1:-1]),
-        "soft weights": _weighted_keyword_leg(SOFT_WEIGHTS[1:-1]),
-        "IDF + flat": lambda p, s, v: idf_keyword_leg(p, s, v, FLAT_WEIGHTS),
-        "IDF + soft": lambda p, s, v: idf_keyword_leg(p, s, v, SOFT_WEIGHTS),
-    }
-    out: dict[str, Any] = {}
-    columns: list[str] = []
-    table: dict[str, dict[str, float]] = defaultdict(dict)
-    for name in ("dev.jsonl", "dev-handbooks.jsonl", "dev-crosslang.jsonl"):
-        user = User.objects.get(username=common.EVAL_FILES[name])
-        queries = common.load_queries(name)
-        visible_sql, visible_params = visible_page_ids_sql(user)
-        runs: dict[str, dict[str, list[str]]] = defaultdict(dict)
-        matches = []
-        timings: dict[str, list[float]] = defaultdict(list)
-        for q in queries:
-            parsed = parse_query(q["query"])
-            vector = retrieval.vector_leg(
-                query_embedding(parsed.raw, embedder),
-                embedder.model_name,
-                visible_sql,
-                visible_params,
-                retrieval.Filters(),
-            )
-            runs["vector"][q["qid"]] = common.first_k(refs[h.page_id] for h in vector)
-            per_language = _vector_per_language(parsed.raw, visible_sql, visible_params)
-            runs["vector per language"][q["qid"]] = common.first_k(
-                refs[p.page_id] for p in retrieval.fuse([], per_language)
-            )
-            flat_hits: list[Any] = []
-            for variant, leg in variants.items():
-                t = time.perf_counter()
-                hits = leg(parsed, visible_sql, visible_params)
-                timings[variant].append(time.perf_counter() - t)
-                runs[f"keyword {variant}"][q["qid"]] = common.first_k(refs[h.page_id] for h in hits)
-                runs[f"hybrid {variant}"][q["qid"]] = common.first_k(
-                    refs[p.page_id] for p in retrieval.fuse(hits, vector)
-                )
-                if variant == "flat weights":
-                    flat_hits = hits
-            runs["hybrid flat + vector per language"][q["qid"]] = common.first_k(
-                refs[p.page_id] for p in retrieval.fuse(flat_hits, per_language)
-            )
-            matches.append(_keyword_matches(parsed, visible_sql, visible_params))
-        scores = {system: common.score_run(queries, ranked) for system, ranked in runs.items()}
-        out[name] = {
-            "scores": scores,
-            "keyword_leg_ms": {v: _stats(t) for v, t in timings.items()},
-            "or_matches": {
-                "max": max(matches),
-                "p50": common.percentile(matches, 50),
-                "over_cap": sum(m > retrieval.KEYWORD_CANDIDATE_CAP for m in matches),
-            },
-        }
-        for corpus in dict.fromkeys(q["corpus"] for q in queries):
-            label = f"x-lang {corpus}" if name == "dev-crosslang.jsonl" else corpus
-            columns.append(label)
-            for system in runs:
-                table[system][label] = scores[system][corpus]["ndcg@10"]
-    systems = [
-        *(f"keyword {v}" for v in variants),
-        "vector",
-        "vector per language",
-        *(f"hybrid {v}" for v in variants),
-        "hybrid flat + vector per language",
-    ]
-    rows = [(system, *(table[system].get(c, float("nan")) for c in columns)) for system in systems]
-    headers = ("system", *columns)
-    common.section(
-        "Diagnostic: retrieval variants (bench-only prototypes) — nDCG@10",
-        common.md_table(headers, rows),
-        "now = search/retrieval.py as is (ts_rank default weights {0.1,0.2,0.4,1.0}); flat / soft = the same SQL "
-        f"with ts_rank('{FLAT_WEIGHTS}' / '{SOFT_WEIGHTS}', ...); IDF + flat = each query word's ts_rank x "
-        "ln(1 + (N - df + .5)/(df + .5)) over the visible chunks, summed. hybrid = RRF of that keyword list with "
-        "the same vector leg. x-lang = dev-crosslang.jsonl (translated queries). vector per language = one "
-        "vector leg per page language (Filters(language=...)), each list keeping its own ranks, so RRF gives "
-        "both languages' best chunks the same weight. IDF + soft: as IDF + flat, soft weights.",
-    )
-    rows = [
-        (
-            name,
-            *(d["keyword_leg_ms"][v]["p50_ms"] for v in variants),
-            d["or_matches"]["p50"],
-            d["or_matches"]["max"],
-            d["or_matches"]["over_cap"],
-        )
-        for name, d in out.items()
-    ]
-    common.section(
-        "Diagnostic: keyword-leg cost at the loaded size",
-        common.md_table(
-            ("file", *(f"{v} p50 ms" for v in variants), "OR matches p50", "max", "queries over cap"), rows, digits=1
-        ),
-    )
-    common.write_results("search_diagnose", out)
-
-
-def _vector_per_language(text: str, visible_sql: str, visible_params: Sequence[Any]) -> list[Any]:
-    """One vector leg per page language, ranks kept per language (a multilingual model prefers its own language)."""
-    from search import retrieval
-    from search.embedders import get_embedder
-    from search.embedding_cache import query_embedding
-
-    embedder = get_embedder()
-    assert embedder is not None
-    vector = query_embedding(text, embedder)
-    hits: list[Any] = []
-    for language in ("en", "fr"):
-        hits += retrieval.vector_leg(
-            vector, embedder.model_name, visible_sql, visible_params, retrieval.Filters(language=language)
-        )
-    return hits
-
-
-def _keyword_matches(parsed: Any, visible_sql: str, visible_params: Sequence[Any]) -> int:
-    """How many visible chunks the keyword leg's OR query matches (it ranks at most KEYWORD_CANDIDATE_CAP)."""
+def _keyword_matches(parsed: Any, visible: list[int]) -> int:
+    """How many visible chunks match the OR of all query words (the keyword leg ranks at most its cap)."""
     from django.db import connection
 
     from search.query import tsquery_text
 
-    if parsed.is_empty:
+    if parsed.is_empty or not visible:
         return 0
     text = tsquery_text(parsed)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT count(*) FROM search_chunk c WHERE c.page_id IN ({visible_sql}) AND ("
+            "SELECT count(*) FROM search_chunk c WHERE c.page_id = ANY(%s) AND ("
             "(c.language = 'en' AND c.search_vector @@ to_tsquery('english', %s)) OR "
             "(c.language = 'fr' AND c.search_vector @@ to_tsquery('french', %s)) OR "
             "(c.language NOT IN ('en', 'fr') AND c.search_vector @@ to_tsquery('simple', %s)))",
-            [*visible_params, text, text, text],
+            [visible, text, text, text],
         )
         return cursor.fetchone()[0]
 
@@ -1194,14 +1027,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     quality_parser.add_argument(
         "--files", nargs="+", choices=("dev.jsonl", "dev-handbooks.jsonl"), default=["dev.jsonl", "dev-handbooks.jsonl"]
     )
-    sub.add_parser("diagnose", help="measure a suggested keyword-leg change (IDF weighting)")
     scale_parser = sub.add_parser("scale", help="latency by stage + vector recall by selectivity")
     scale_parser.add_argument("--size", choices=sorted(SIZES), default="10k")
     args = parser.parse_args(argv)
     if args.command == "quality":
         quality(args.files)
-    elif args.command == "diagnose":
-        diagnose()
     else:
         scale(args.size)
 

@@ -4,7 +4,7 @@
 #   HANDBOOK_DATA_DIR  bench instance (default var/bench; it persists, so corpora load once)
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
-#   BENCH_ONLY="quality diagnose scale10k scale100k indexing ask"   run a subset
+#   BENCH_ONLY="quality scale10k scale100k indexing ask"   run a subset
 #
 # Results: bench/results/*.json (git-ignored); tables on stdout (also bench/results/report.md).
 set -euo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 export HANDBOOK_DATA_DIR="${HANDBOOK_DATA_DIR:-$PWD/var/bench}"
 unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
-DEFAULT="quality diagnose scale10k scale100k indexing"
+DEFAULT="quality scale10k scale100k indexing"
 [ -f bench/ask.py ] && DEFAULT="$DEFAULT ask"
 ONLY="${BENCH_ONLY:-$DEFAULT}"
 [ "${BENCH_100K:-1}" = "0" ] && ONLY="${ONLY/scale100k/}"
@@ -38,7 +38,6 @@ $BIN/python -m bench.common load          # one-off: ~15-30 min of embedding the
 for bench in $ONLY; do
   case $bench in
     quality)   run "Search quality" bench.search quality ;;
-    diagnose)  run "Keyword-leg diagnostics" bench.search diagnose ;;
     scale10k)  run "Search at ~10k chunks" bench.search scale --size 10k ;;
     scale100k) run "Search at ~100k chunks" bench.search scale --size 100k ;;
     indexing)  run "Indexing" bench.indexing ;;

@@ -8,6 +8,7 @@ number and skipped; the others still import.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from handbook.services import page_create, page_save
 REQUIRED_FIELDS = ("id", "title", "body", "lang")
 MAX_LINE_BYTES = 5_000_000
 KNOWN_LANGUAGES = {code for code, _name in LANGUAGES}
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -68,6 +70,9 @@ def parse_line(raw: bytes) -> dict[str, Any]:
         raise LineError("field 'id' is longer than 500 characters")
     if any("\x00" in item[name] for name in REQUIRED_FIELDS):
         raise LineError("text contains NUL characters")
+    # JSON can spell lone UTF-16 surrogates ("\ud800") that no database text column can store.
+    if any(_SURROGATE.search(item[name]) for name in REQUIRED_FIELDS):
+        raise LineError("text contains lone UTF-16 surrogates (\\ud800-\\udfff)")
     lang = item["lang"].strip().lower()[:2]
     item["lang"] = lang if lang in KNOWN_LANGUAGES else "en"
     item["title"] = item["title"].strip()[:300]
@@ -75,7 +80,7 @@ def parse_line(raw: bytes) -> dict[str, Any]:
     if not isinstance(restricted, list) or not all(isinstance(g, str) for g in restricted):
         raise LineError("field 'restricted_to' must be a list of group names")
     for name in restricted:
-        if not name.strip() or len(name) > 150 or "\x00" in name:
+        if not name.strip() or len(name) > 150 or "\x00" in name or _SURROGATE.search(name):
             raise LineError(f"group name {name[:40]!r} must be 1-150 characters without NUL")
     return item
 

@@ -1,0 +1,46 @@
+"""The full hostile-content proof (``make prove``): every payload, every place it is shown.
+
+tests/browser/test_hostile.py runs one payload per vector in ``make test``;
+this runs all of them (every vector in every context) plus the model-output
+check, and records the figures in bench/results/prove.json.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.browser.conftest import browser, settings_for_browser  # noqa: F401 - the session's Chromium
+from tests.browser.test_hostile import hostile_site, llm_check, run_all, sink  # noqa: F401 - fixtures
+from tests.security.hostile import CONTEXTS, generate
+from tests.security.test_prove_full import record
+
+pytestmark = [
+    pytest.mark.prove,
+    pytest.mark.browser,
+    pytest.mark.timeout(4 * 3600),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def test_every_hostile_payload_renders_inert(browser, live_server, hostile_site, sink, fake_llm, make_page):  # noqa: F811
+    payloads = generate(sink.url)
+    assert len(payloads) >= 200 and len({p.marker for p in payloads}) == len(payloads)
+    report = run_all(browser, live_server.url, hostile_site, sink, payloads)
+    llm = llm_check(browser, live_server.url, make_page, hostile_site, sink, fake_llm)
+    failures = {**report.failures(), **{f"llm_{k}": v for k, v in llm.failures().items()}}
+    record(
+        "hostile_content",
+        payloads=len(payloads),
+        vectors=len({p.vector for p in payloads}),
+        contexts=len(CONTEXTS),
+        places=sorted(report.contexts | llm.contexts),
+        page_views=report.visits + llm.visits,
+        executed=len(report.executed) + len(llm.executed),
+        foreign_requests=len(report.foreign_requests) + len(llm.foreign_requests),
+        injected_markup=len(report.injected) + len(llm.injected),
+        server_errors=len(report.server_errors) + len(llm.server_errors),
+        not_shown=len(report.not_shown) + len(llm.not_shown),
+    )
+    assert not failures, json.dumps(failures, indent=1)

@@ -236,15 +236,13 @@ def test_title_is_trimmed_and_capped(tmp_path):  # type: ignore[no-untyped-def]
 # --- --wait without a worker ----------------------------------------------------------
 
 
-def _skip_if_worker_running() -> None:
-    from search.services import workers_available
-
-    if workers_available(timeout=1.0):
-        pytest.skip("a Celery worker from another test is running; --wait would wait for it")
+@pytest.fixture(autouse=True)
+def _no_worker(monkeypatch):  # type: ignore[no-untyped-def]
+    """These tests prove the no-worker path: a worker left by another test must not be used."""
+    monkeypatch.setattr("search.services.workers_available", lambda timeout=1.0: False)
 
 
 def test_wait_without_worker_indexes_inline(tmp_path):  # type: ignore[no-untyped-def]
-    _skip_if_worker_running()
     path = write_jsonl(
         tmp_path / "c.jsonl",
         item(
@@ -276,7 +274,6 @@ def test_wait_without_worker_indexes_inline(tmp_path):  # type: ignore[no-untype
 
 
 def test_wait_again_has_nothing_to_do(tmp_path, no_embeddings):  # type: ignore[no-untyped-def]
-    _skip_if_worker_running()
     path = write_jsonl(tmp_path / "c.jsonl", item("ext:1", "A", "# A\n\nSome words about leave and pay."))
     load(path, "--wait", "--timeout", "30")
     summaries = set(Summary.objects.values_list("id", "updated_at"))
@@ -286,7 +283,6 @@ def test_wait_again_has_nothing_to_do(tmp_path, no_embeddings):  # type: ignore[
 
 
 def test_language_change_on_reimport_reindexes(tmp_path, no_embeddings):  # type: ignore[no-untyped-def]
-    _skip_if_worker_running()
     body = "# Télétravail\n\nLe télétravail est possible deux jours par semaine."
     load(write_jsonl(tmp_path / "v1.jsonl", item("ext:1", "Télétravail", body, lang="en")), "--wait", "--timeout", "30")
     out, _err = load(

@@ -157,7 +157,7 @@ def _canaries_in(text: str, world: World, allowed: set[int]) -> list[str]:
     return [world.canary(pid) for pid in world.pages if pid not in allowed and world.canary(pid) in text]
 
 
-def check_case(world: World, username: str, query: str) -> list[Leak]:
+def check_case(world: World, username: str, query: str, *, summaries: bool = True) -> list[Leak]:
     """Run one (user, query) through every non-HTTP read path; return the leaks found."""
     from django.core.management import call_command
 
@@ -217,7 +217,8 @@ def check_case(world: World, username: str, query: str) -> list[Leak]:
 
     from summaries.selectors import summary_for_page
 
-    for page_id in world.pages:
+    # Summaries do not depend on the query: callers check them once per user.
+    for page_id in world.pages if summaries else []:
         summary, _current = summary_for_page(page=Page.objects.get(pk=page_id), user=user)
         if summary is not None and page_id not in expected:
             leak("summary_for_page", str(page_id))

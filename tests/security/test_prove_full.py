@@ -35,8 +35,8 @@ def test_permission_matrix_10000_cases(client):
     while cases < 10_000:
         world = build_world(seed, n_users=8, n_pages=14, n_queries=25)
         for username in world.users:
-            for query in world.queries:
-                leaks += check_case(world, username, query)
+            for n, query in enumerate(world.queries):
+                leaks += check_case(world, username, query, summaries=n == 0)
                 cases += 1
         # HTTP paths on a slice of the cases (each renders several full pages).
         for username in list(world.users)[:4]:

@@ -703,10 +703,16 @@ def _timed_runs(texts: Sequence[str], user: Any, **kwargs: Any) -> dict[str, lis
     from search.retrieval import retrieve
 
     stages: dict[str, list[float]] = defaultdict(list)
+    started = time.perf_counter()
     for text in texts:
         result = retrieve(text, user, **kwargs)
         for stage, seconds in result.timings.items():
             stages[stage].append(seconds)
+    options = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+    print(
+        f"  {len(texts)} queries as {user.username} ({options or 'hybrid'}): {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
     return stages
 
 
@@ -847,111 +853,164 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
     return out
 
 
-def scale(size: str) -> None:
+SCALE_SECTIONS = ("latency", "recall", "keyword")
+
+
+def scale(size: str, sections: Sequence[str] = SCALE_SECTIONS) -> None:
     common.setup(_scale_db(size), migrate=True)
     meta = build_scale(size)
     common.refresh_index_statistics()
     texts = _queries_for_scale()
     note = f"{meta['total_chunks']} chunks ({meta['vectors']}); {len(texts)} distinct dev queries."
-    lat = latency(size, texts, meta)
-    rows = [(stage, s["n"], s["p50_ms"], s["p95_ms"]) for stage, s in lat["stages"].items()]
-    common.section(
-        f"Latency at ~{size} chunks (user sees 100 %)",
-        common.md_table(("stage", "n", "p50 ms", "p95 ms"), rows, digits=1),
-        note,
-    )
-    rows = [
-        (
-            label,
-            b["keyword"]["p50_ms"],
-            b["keyword"]["p95_ms"],
-            b["vector"]["p50_ms"],
-            b["vector"]["p95_ms"],
-            b["crosslang"]["p50_ms"],
-            b["crosslang"]["p95_ms"],
-            b["total"]["p50_ms"],
-            b["total"]["p95_ms"],
+    results: dict[str, Any] = {"meta": meta}
+    if "latency" in sections:
+        lat = results["latency"] = latency(size, texts, meta)
+        rows = [(stage, s["n"], s["p50_ms"], s["p95_ms"]) for stage, s in lat["stages"].items()]
+        common.section(
+            f"Latency at ~{size} chunks (user sees 100 %)",
+            common.md_table(("stage", "n", "p50 ms", "p95 ms"), rows, digits=1),
+            note,
         )
-        for label, b in lat["per_bucket"].items()
-    ]
-    common.section(
-        f"Latency at ~{size} chunks by visible share (cached query embeddings)",
-        common.md_table(
+        rows = [
             (
-                "visible",
-                "keyword p50",
-                "keyword p95",
-                "vector p50",
-                "vector p95",
-                "x-lang p50",
-                "x-lang p95",
-                "total p50",
-                "total p95",
+                label,
+                b["keyword"]["p50_ms"],
+                b["keyword"]["p95_ms"],
+                b["vector"]["p50_ms"],
+                b["vector"]["p95_ms"],
+                b["crosslang"]["p50_ms"],
+                b["crosslang"]["p95_ms"],
+                b["total"]["p50_ms"],
+                b["total"]["p95_ms"],
+            )
+            for label, b in lat["per_bucket"].items()
+        ]
+        common.section(
+            f"Latency at ~{size} chunks by visible share (cached query embeddings)",
+            common.md_table(
+                (
+                    "visible",
+                    "keyword p50",
+                    "keyword p95",
+                    "vector p50",
+                    "vector p95",
+                    "x-lang p50",
+                    "x-lang p95",
+                    "total p50",
+                    "total p95",
+                ),
+                rows,
+                digits=1,
             ),
-            rows,
-            digits=1,
-        ),
-    )
-    rec = vector_recall(size, texts, meta)
-    rows = [
-        (
-            label,
-            r["visible_chunks"],
-            f"{100 * r['visible_share']:.1f}%",
-            r["estimate"],
-            r["auto_path"],
-            r["recall"].get("auto@10", float("nan")),
-            r["recall"].get("hnsw@10", float("nan")),
-            r["recall"].get("hnsw@100", float("nan")),
-            r["latency"]["exact"]["p50_ms"],
-            r["latency"]["hnsw"]["p50_ms"],
-            r["latency"]["hnsw"]["p95_ms"],
-            r["latency"]["auto"]["p50_ms"],
-            "yes" if r["forced_hnsw_plan_uses_index"] else "NO (seq scan)",
         )
-        for label, r in rec.items()
-    ]
-    common.section(
-        f"Vector recall vs exact search at ~{size} chunks, by visible share",
-        common.md_table(
+    if "recall" in sections:
+        rec = results["recall"] = vector_recall(size, texts, meta)
+        rows = [
             (
-                "visible",
-                "chunks",
-                "share",
-                "estimate",
-                "auto path",
-                "auto R@10",
-                "HNSW R@10",
-                "HNSW R@100",
-                "exact p50 ms",
-                "HNSW p50 ms",
-                "HNSW p95 ms",
-                "auto p50 ms",
-                "HNSW plan uses index",
+                label,
+                r["visible_chunks"],
+                f"{100 * r['visible_share']:.1f}%",
+                r["estimate"],
+                r["auto_path"],
+                r["recall"].get("auto@10", float("nan")),
+                r["recall"].get("hnsw@10", float("nan")),
+                r["recall"].get("hnsw@100", float("nan")),
+                r["latency"]["exact"]["p50_ms"],
+                r["latency"]["hnsw"]["p50_ms"],
+                r["latency"]["hnsw"]["p95_ms"],
+                r["latency"]["auto"]["p50_ms"],
+                "yes" if r["forced_hnsw_plan_uses_index"] else "NO (seq scan)",
+            )
+            for label, r in rec.items()
+        ]
+        common.section(
+            f"Vector recall vs exact search at ~{size} chunks, by visible share",
+            common.md_table(
+                (
+                    "visible",
+                    "chunks",
+                    "share",
+                    "estimate",
+                    "auto path",
+                    "auto R@10",
+                    "HNSW R@10",
+                    "HNSW R@100",
+                    "exact p50 ms",
+                    "HNSW p50 ms",
+                    "HNSW p95 ms",
+                    "auto p50 ms",
+                    "HNSW plan uses index",
+                ),
+                rows,
+                digits=3,
             ),
-            rows,
-            digits=3,
-        ),
-        "Recall = overlap with exact=True top 10 (top 100 = LEG_DEPTH) over the same visible chunks; "
-        "'estimate' = visible chunks as retrieval estimates them; 'auto path' = retrieval.use_exact_scan(), what "
-        "retrieve() runs.",
-    )
-    cap = keyword_cap_effect()
-    rows = [(corpus, c["queries"], c["over_cap"], c["capped"], c["uncapped"]) for corpus, c in cap["corpora"].items()]
-    common.section(
-        f"Keyword leg at ~{size} chunks: KEYWORD_CANDIDATE_CAP ({cap['cap']}) vs no cap — nDCG@10",
-        common.md_table(("corpus", "queries", "queries over cap", "capped (now)", "no cap"), rows),
-        f"Keyword leg alone, user sees 100 %. p50/p95 ms: capped {cap['ms']['capped']['p50_ms']:.1f}/"
-        f"{cap['ms']['capped']['p95_ms']:.1f}, no cap {cap['ms']['uncapped']['p50_ms']:.1f}/"
-        f"{cap['ms']['uncapped']['p95_ms']:.1f}. OR matches per query: p50 {cap['matches']['p50']:.0f}, "
-        f"max {cap['matches']['max']}. The capped candidates are the first {cap['cap']} rows the scan meets "
-        "(no ORDER BY), not the best ones.",
-    )
-    common.write_results(f"search_scale_{size}", {"meta": meta, "latency": lat, "recall": rec, "keyword_cap": cap})
+            "Recall = overlap with exact=True top 10 (top 100 = LEG_DEPTH) over the same visible chunks; "
+            "'estimate' = visible chunks as retrieval estimates them; 'auto path' = retrieval.use_exact_scan(), what "
+            "retrieve() runs.",
+        )
+    if "keyword" in sections:
+        cap = results["keyword"] = keyword_cap_effect()
+        labels = cap["variants"]
+        rows = [
+            (
+                corpus,
+                c["queries"],
+                c["over_cap"],
+                *(c[label] for label in labels),
+                *(f"{100 * c[label + ' other-language share']:.0f}%" for label in labels),
+            )
+            for corpus, c in cap["corpora"].items()
+        ]
+        ms = ", ".join(f"{label} {cap['ms'][label]['p50_ms']:.0f}/{cap['ms'][label]['p95_ms']:.0f}" for label in labels)
+        common.section(
+            f"Keyword leg alone at ~{size} chunks — nDCG@10, and share of top-10 pages not in the query's language",
+            common.md_table(
+                (
+                    "corpus",
+                    "queries",
+                    "over cap",
+                    *(f"nDCG {label}" for label in labels),
+                    *(f"other-lang {label}" for label in labels),
+                ),
+                rows,
+            ),
+            f"User sees 100 %. capped = as is (KEYWORD_CANDIDATE_CAP {cap['cap']}: the candidates are the first "
+            "rows the scan meets, no ORDER BY); uncapped = cap 10^9; 'stop-words of all languages' = bench-only "
+            "prototype: a word that is a stop-word in any configured language (de, le, les, que…) scores in no "
+            f"language partition. p50/p95 ms: {ms}. OR matches of all the words per query: p50 "
+            f"{cap['matches']['p50']:.0f}, max {cap['matches']['max']}.",
+        )
+    suffix = "" if tuple(sections) == SCALE_SECTIONS else "_" + "_".join(sections)
+    common.write_results(f"search_scale_{size}{suffix}", results)
+
+
+def _stopwords_of_any_language(term_weights: Callable[[list[str]], Any]) -> Callable[[list[str]], Any]:
+    """Prototype: a word that is a stop-word in any configured language scores in no language partition.
+
+    Today "de", "le", "les", "que" are French stop-words but not English ones, so in the English
+    partition they are rare words with a high IDF, and French questions pull English chunks.
+    """
+    from django.db import connection
+
+    from search.lexemes import CONFIGS
+
+    def weights(terms: list[str]) -> Any:
+        result = term_weights(terms)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT t FROM unnest(%s::text[]) t WHERE "  # noqa: S608 - config names are constants
+                + " OR ".join(f"to_tsvector('{cfg}', t) = ''::tsvector" for cfg in CONFIGS.values()),
+                [terms],
+            )
+            stop = {row[0] for row in cursor.fetchall()}
+        return {lang: [w for w in ws if w.term not in stop] for lang, ws in result.items()}
+
+    return weights
 
 
 def keyword_cap_effect() -> dict[str, Any]:
-    """The keyword leg with and without its candidate cap, on the labelled queries (real pages, real text)."""
+    """The keyword leg on the labelled queries (real pages, real text): as is, without its candidate cap,
+    and with stop-words of every language dropped (bench-only prototype)."""
     from django.contrib.auth.models import User
 
     from handbook.models import Page
@@ -962,38 +1021,52 @@ def keyword_cap_effect() -> dict[str, Any]:
     user = User.objects.get(username=BUCKET_USERS[-1][1])
     visible = visible_page_ids(user)
     refs = dict(Page.objects.values_list("id", "ref"))
+    page_lang = dict(Page.objects.values_list("id", "language"))
     queries = common.load_queries("dev.jsonl") + common.load_queries("dev-handbooks.jsonl")
-    runs: dict[str, dict[str, list[str]]] = {"capped": {}, "uncapped": {}}
+    original_cap = retrieval.KEYWORD_CANDIDATE_CAP
+    original_weights = getattr(retrieval, "term_weights", None)
+    variants: dict[str, dict[str, Any]] = {"capped": {}, "uncapped": {"KEYWORD_CANDIDATE_CAP": 10**9}}
+    if original_weights is not None:
+        variants["stop-words of all languages"] = {"term_weights": _stopwords_of_any_language(original_weights)}
+    runs: dict[str, dict[str, list[str]]] = {label: {} for label in variants}
+    other_language: dict[str, dict[str, list[float]]] = {label: defaultdict(list) for label in variants}
     times: dict[str, list[float]] = defaultdict(list)
     matches = []
-    original = retrieval.KEYWORD_CANDIDATE_CAP
     for q in queries:
         parsed = parse_query(q["query"])
         matches.append(_keyword_matches(parsed, visible))
-        for label, cap in (("capped", original), ("uncapped", 10**9)):
-            retrieval.KEYWORD_CANDIDATE_CAP = cap  # read by keyword_leg at call time
+        for label, patch in variants.items():
+            saved = {name: getattr(retrieval, name) for name in patch}
+            for name, value in patch.items():
+                setattr(retrieval, name, value)  # module globals read by keyword_leg at call time
             try:
                 t = time.perf_counter()
                 hits = retrieval.keyword_leg(parsed, visible, retrieval.Filters())
                 times[label].append(time.perf_counter() - t)
             finally:
-                retrieval.KEYWORD_CANDIDATE_CAP = original
-            runs[label][q["qid"]] = common.first_k(refs[h.page_id] for h in hits)
+                for name, value in saved.items():
+                    setattr(retrieval, name, value)
+            pages = common.first_k(h.page_id for h in hits)
+            runs[label][q["qid"]] = [refs[p] for p in pages]
+            if q.get("relevant") and pages:
+                share = sum(page_lang[p] != q["lang"] for p in pages) / len(pages)
+                other_language[label][q["corpus"]].append(share)
     scores = {label: common.score_run(queries, ranked) for label, ranked in runs.items()}
     over: dict[str, int] = defaultdict(int)
     for q, m in zip(queries, matches, strict=True):
         if q.get("relevant"):
-            over[q["corpus"]] += m > original
+            over[q["corpus"]] += m > original_cap
     return {
-        "cap": original,
+        "cap": original_cap,
+        "variants": list(variants),
         "matches": {"p50": common.percentile(matches, 50), "max": max(matches)},
         "ms": {label: _stats(t) for label, t in times.items()},
         "corpora": {
             corpus: {
                 "queries": scores["capped"][corpus]["queries"],
                 "over_cap": over[corpus],
-                "capped": scores["capped"][corpus]["ndcg@10"],
-                "uncapped": scores["uncapped"][corpus]["ndcg@10"],
+                **{label: scores[label][corpus]["ndcg@10"] for label in variants},
+                **{f"{label} other-language share": common.mean(other_language[label][corpus]) for label in variants},
             }
             for corpus in scores["capped"]
         },
@@ -1029,11 +1102,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     scale_parser = sub.add_parser("scale", help="latency by stage + vector recall by selectivity")
     scale_parser.add_argument("--size", choices=sorted(SIZES), default="10k")
+    scale_parser.add_argument("--sections", nargs="+", choices=SCALE_SECTIONS, default=list(SCALE_SECTIONS))
     args = parser.parse_args(argv)
     if args.command == "quality":
         quality(args.files)
     else:
-        scale(args.size)
+        scale(args.size, args.sections)
 
 
 if __name__ == "__main__":

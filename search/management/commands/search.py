@@ -81,8 +81,7 @@ def run_search(
 ) -> tuple[Retrieval, list[Hit]]:
     """Retrieve for ``user`` and resolve the top ``limit`` pages. Raises QueryError."""
     if not getattr(user, "is_active", False):
-        # An inactive user may read nothing. (retrieve() itself cannot be asked: the empty
-        # visible-pages queryset has no SQL, and visible_page_ids_sql raises EmptyResultSet.)
+        # An inactive user may read nothing: answer without running the legs at all.
         return Retrieval(parse_query(text), [], "en"), []
     retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
     window = retrieval.pages[:limit]
@@ -140,7 +139,7 @@ class Command(BaseCommand):
             "--mode",
             choices=MODES,
             default="hybrid",
-            help="hybrid (default), keyword only or vector only — for benchmarking",
+            help="hybrid (default), keyword legs only, or vector legs only (incl. cross-language) — for benchmarking",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -113,6 +113,9 @@ def fake_llm(settings):  # type: ignore[no-untyped-def]
         settings.LLM_API_KEY = "test-key"
         settings.LLM_TIMEOUT_S = 2.0
         settings.LLM_MAX_RETRIES = 1
+        # Query translation would consume the replies a test scripts for Ask or summaries;
+        # tests of translation switch it back on.
+        settings.SEARCH_TRANSLATE_QUERIES = False
         yield fake
 
 

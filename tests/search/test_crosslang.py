@@ -50,7 +50,8 @@ def test_centred_leg_runs_only_with_two_languages(bilingual, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_llm_translation_finds_the_other_language_page_by_keywords(bilingual, fake_llm, no_embeddings):
+def test_llm_translation_finds_the_other_language_page_by_keywords(bilingual, fake_llm, no_embeddings, settings):
+    settings.SEARCH_TRANSLATE_QUERIES = True
     pages, bob = bilingual
     fake_llm.queue_json({"translation": "award leave expiration"})
     result = retrieve("expiration du congé de récompense", bob)
@@ -61,9 +62,10 @@ def test_llm_translation_finds_the_other_language_page_by_keywords(bilingual, fa
 
 
 @pytest.mark.django_db
-def test_translation_failure_keeps_search_working(bilingual, fake_llm, no_embeddings):
+def test_translation_failure_keeps_search_working(bilingual, fake_llm, no_embeddings, settings):
     from tests.fake_llm import Reply
 
+    settings.SEARCH_TRANSLATE_QUERIES = True
     fake_llm.queue(Reply(status=500))
     result = retrieve("stationnement vélos bâtiment", bilingual[1])
     assert result.pages  # the French page by its own words
@@ -71,7 +73,8 @@ def test_translation_failure_keeps_search_working(bilingual, fake_llm, no_embedd
 
 
 @pytest.mark.django_db
-def test_translation_reply_of_the_wrong_shape_is_ignored(fake_llm):
+def test_translation_reply_of_the_wrong_shape_is_ignored(fake_llm, settings):
+    settings.SEARCH_TRANSLATE_QUERIES = True
     fake_llm.queue_json({"translation": ["not", "a", "string"]})
     assert translate_query("congés payés annuels", "fr", "en") is None
     assert translate_query("single", "en", "fr") is None  # one word: not worth a call

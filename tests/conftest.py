@@ -220,6 +220,18 @@ def worker(_worker_process, transactional_db):  # type: ignore[no-untyped-def]
     app.conf.task_always_eager = False
     yield _worker_process
     app.conf.task_always_eager = True
+    _drain(app)
+
+
+def _drain(app, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+    """Let the worker go idle before the database is flushed (a running task would deadlock TRUNCATE)."""
+    app.control.purge()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        active = app.control.inspect(timeout=1.0).active() or {}
+        if not any(active.values()):
+            return
+        time.sleep(0.5)
 
 
 def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2) -> bool:  # type: ignore[no-untyped-def]

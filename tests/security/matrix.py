@@ -50,6 +50,23 @@ class World:
                 visible.add(page_id)
         return visible
 
+    def expected_editable(self, username: str) -> set[int]:
+        """Pages (drafts included, deleted excluded) the user may edit: editors see these in editing views."""
+        user = self.users[username]
+        if not user.is_active:
+            return set()
+        groups = self.memberships[username]
+        editable = set()
+        for page_id, facts in self.pages.items():
+            if facts["deleted"]:
+                continue
+            restricted = facts["restricted_to"]
+            if user.is_superuser or (
+                groups & self.spaces[facts["space"]]["editors"] and (not restricted or groups & restricted)
+            ):
+                editable.add(page_id)
+        return editable
+
     def canary(self, page_id: int) -> str:
         return self.pages[page_id]["canary"]
 
@@ -232,7 +249,11 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
     from handbook.models import Page
 
     user = world.users[username]
-    expected = world.expected_visible(username)
+    # Editing views (space tree, history, admin) also show the drafts an editor may edit;
+    # superusers' admin also lists soft-deleted pages (to restore them).
+    expected = world.expected_visible(username) | world.expected_editable(username)
+    if user.is_active and user.is_superuser:
+        expected |= set(world.pages)
     leaks: list[Leak] = []
     client.force_login(user) if user.is_active else client.logout()
 

@@ -60,6 +60,16 @@ def _parse_json_object(content: str) -> dict[str, Any]:
     return value
 
 
+def provider_error(exc: Exception) -> LLMError:
+    """Map an openai client error: unreachable or overloaded providers are retryable."""
+    import openai
+
+    transient = (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError, openai.InternalServerError)
+    if isinstance(exc, transient):
+        return LLMUnavailable(f"LLM provider unavailable: {exc.__class__.__name__}")
+    return LLMError(f"LLM provider error: {exc.__class__.__name__}: {exc}")
+
+
 def chat_json(
     messages: list[dict[str, str]], *, attempts: int = 2, max_tokens: int = 800, timeout: float | None = None
 ) -> dict[str, Any]:
@@ -78,15 +88,8 @@ def chat_json(
                 max_tokens=max_tokens,
                 response_format={"type": "json_object"},
             )
-        except (
-            openai.APIConnectionError,
-            openai.APITimeoutError,
-            openai.RateLimitError,
-            openai.InternalServerError,
-        ) as exc:
-            raise LLMUnavailable(f"LLM provider unavailable: {exc.__class__.__name__}") from exc
         except openai.OpenAIError as exc:
-            raise LLMError(f"LLM provider error: {exc.__class__.__name__}: {exc}") from exc
+            raise provider_error(exc) from exc
         content = (response.choices[0].message.content or "") if response.choices else ""
         try:
             return _parse_json_object(content)
@@ -119,12 +122,5 @@ def chat_stream(messages: list[dict[str, str]], *, max_tokens: int = 800) -> Ite
                     logger.info("LLM time to first token: %.0f ms", (time.monotonic() - started) * 1000)
                     first = False
                 yield delta
-    except (
-        openai.APIConnectionError,
-        openai.APITimeoutError,
-        openai.RateLimitError,
-        openai.InternalServerError,
-    ) as exc:
-        raise LLMUnavailable(f"LLM provider unavailable: {exc.__class__.__name__}") from exc
     except openai.OpenAIError as exc:
-        raise LLMError(f"LLM provider error: {exc.__class__.__name__}: {exc}") from exc
+        raise provider_error(exc) from exc

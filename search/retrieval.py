@@ -20,12 +20,13 @@ from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
 from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
-from search.text import detect_language
+from search.text import STOPWORDS, detect_language
 from search.translation import translate_query, translation_enabled
 
 logger = logging.getLogger(__name__)
 
 RRF_K = 60
+ALL_STOPWORDS = frozenset().union(*STOPWORDS.values())
 LEG_DEPTH = 100  # chunks each leg contributes to fusion
 KEYWORD_CANDIDATE_CAP = 3000  # OR matches ranked at most (ts_rank reads every row it ranks)
 EXACT_SCAN_ALWAYS_CHUNKS = 2_000  # this few visible chunks: exact search, whatever the share
@@ -109,7 +110,10 @@ def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth
     """
     if parsed.is_empty:
         return []
-    weights = term_weights(parsed.terms)
+    # A stop-word of any handbook language ("de", "le", "que") is rare in the other language's
+    # partition and would get a high IDF there, pulling in pages of the wrong language.
+    content_terms = [t for t in parsed.terms if t not in ALL_STOPWORDS] or parsed.terms
+    weights = term_weights(content_terms)
     filter_sql, filter_params = filters.sql()
     selects: list[str] = []
     if not visible:
@@ -135,7 +139,7 @@ def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth
             f"""(SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score FROM (
                     SELECT c.id, c.page_id, c.search_vector, {score} AS score
                     FROM (SELECT c.* FROM search_chunk c
-                          WHERE {_language_clause(language)} AND c.page_id = ANY(%s)
+                          WHERE {_language_clause(language)} AND (c.page_id + 0) = ANY(%s)
                             AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
                           LIMIT %s) c
                  ) scored ORDER BY score DESC, id LIMIT %s)"""

@@ -2,8 +2,9 @@
 
 - answerable questions: share whose first citation is a relevant page, share answered at all;
 - unanswerable questions (``relevant`` empty): share answered ``no_answer``;
-- overhead p95: retrieval + passage selection + prompt assembly + extractive selection (no LLM);
-- a sweep of the answerability threshold (top passage similarity) to show the trade-off.
+- overhead p95: retrieval + passage selection + prompt assembly + the whole extractive answer,
+  sentence-similarity check included (no LLM);
+- a sweep of the two answerability thresholds (passage and sentence similarity) to show the trade-off.
 
 Run: python -m bench.ask   (after the corpora are loaded by bench.search or make bench)
 """
@@ -24,7 +25,8 @@ def main() -> None:
     from django.contrib.auth.models import User
 
     from search import extractive_answer, prompts
-    from search.answers import answer_question
+    from search.answers import _question_vector, answer_question
+    from search.answers import extractive_answer as build_extractive
     from search.passages import passages_for
     from search.text import detect_language
 
@@ -37,10 +39,13 @@ def main() -> None:
         _retrieval, passages = passages_for(q["query"], user)
         language = detect_language(q["query"])
         prompts.answer_messages(q["query"], language, passages)
-        extractive_answer.best_sentences(q["query"], language, passages)
+        build_extractive(q["query"], language, passages)
         overhead_ms.append((time.perf_counter() - started) * 1000)
         answer = answer_question(user=user, question=q["query"], rate_limit=False, use_cache=False, log=False)
         similarity = max((1 - p.vector_distance for p in passages if p.vector_distance is not None), default=0.0)
+        vector, embedder = _question_vector(q["query"], passages)
+        ranked = extractive_answer.ranked_sentences(q["query"], language, passages)
+        sentence = extractive_answer.sentence_similarity(vector, ranked, embedder) if vector and ranked else 0.0
         rows.append(
             {
                 "qid": q["qid"],
@@ -50,6 +55,7 @@ def main() -> None:
                 "first": answer.citations[0].ref if answer.citations else None,
                 "relevant": list(q["relevant"]),
                 "similarity": similarity,
+                "sentence_similarity": sentence,
             }
         )
 
@@ -68,12 +74,19 @@ def main() -> None:
         f"| overhead p50 / p95 (ms, no LLM) | {percentile(overhead_ms, 50):.1f} / {percentile(overhead_ms, 95):.1f}"
         " | p95 ≤ 150 |"
     )
-    print(f"\nthreshold sweep (current {extractive_answer.MIN_SIMILARITY}):")
-    print("| min similarity | answered (answerable) | no_answer (unanswerable) |\n|---|---|---|")
-    for threshold in (0.78, 0.79, 0.80, 0.81, 0.82, 0.83, 0.84, 0.85, 0.86):
-        a = mean(1.0 if r["similarity"] >= threshold else 0.0 for r in answerable)
-        d = mean(1.0 if r["similarity"] < threshold else 0.0 for r in unanswerable)
-        print(f"| {threshold:.2f} | {a:.3f} | {d:.3f} |")
+    current = (extractive_answer.MIN_SIMILARITY, extractive_answer.MIN_SENTENCE_SIMILARITY)
+    print(f"\nthreshold sweep (current: passage {current[0]}, sentence {current[1]}):")
+    print("| min passage sim | min sentence sim | answered (answerable) | no_answer (unanswerable) |")
+    print("|---|---|---|---|")
+    for passage_min in (0.0, 0.84, 0.85, 0.855):
+        for sentence_min in (0.0, 0.845, 0.85, 0.853, 0.855, 0.857, 0.86):
+
+            def answers(r, p=passage_min, s=sentence_min):  # type: ignore[no-untyped-def]
+                return r["similarity"] >= p and r["sentence_similarity"] >= s
+
+            a = mean(1.0 if answers(r) else 0.0 for r in answerable)
+            d = mean(0.0 if answers(r) else 1.0 for r in unanswerable)
+            print(f"| {passage_min:.3f} | {sentence_min:.3f} | {a:.3f} | {d:.3f} |")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "ask.json").write_text(
         json.dumps(

@@ -28,10 +28,12 @@ from django.conf import settings
 from django.core.cache import cache
 
 from search import prompts
-from search.extractive_answer import best_sentences, is_answerable
+from search.embedding_cache import query_embedding
+from search.embedding_switch import query_embedder
+from search.extractive_answer import best_sentences, is_answerable, ranked_sentences, sentences_answer
 from search.llm import LLMError, LLMUnavailable, chat_json, chat_stream, llm_configured
 from search.passages import Passage, passages_for
-from search.query import QueryError, clean_query
+from search.query import QueryError, clean_query, parse_query
 from search.text import detect_language
 
 logger = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ logger = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 CACHE_TTL_S = 3600
 # Bump when answer building changes, so cached answers of the old logic are not served.
-ANSWER_FORMAT_VERSION = 2
+ANSWER_FORMAT_VERSION = 3
 _MARKER = re.compile(r"\[(\d{1,2})\]")
 
 NO_ANSWER_TEXT = {
@@ -136,9 +138,12 @@ def extractive_answer(question: str, language: str, passages: list[Passage], not
         answer = no_answer(question, language)
         answer.notice = notice
         return answer
-    quotes = best_sentences(question, language, passages)
-    if not quotes:
-        return no_answer(question, language)
+    ranked = ranked_sentences(question, language, passages)
+    if not ranked or not sentences_answer(*_question_vector(question, passages), ranked):
+        answer = no_answer(question, language)
+        answer.notice = notice
+        return answer
+    quotes = best_sentences(question, language, passages, ranked)
     parts, citations = [], []
     numbers: dict[int, int] = {}
     for quote in quotes:
@@ -152,6 +157,20 @@ def extractive_answer(question: str, language: str, passages: list[Passage], not
             label = f"({LANGUAGE_NAMES.get(passage.language, passage.language)}) {label}"
         parts.append(f"“{quote.sentence}” {label}")
     return Answer(question, "extractive", " ".join(parts), language, citations, notice)
+
+
+def _question_vector(question: str, passages: list[Passage]) -> tuple[list[float] | None, Any]:
+    """The question's vector as retrieval computed it (cached), when the passages came with vectors."""
+    if not any(p.vector_distance is not None for p in passages):
+        return None, None
+    embedder = query_embedder()
+    if embedder is None:
+        return None, None
+    try:
+        return query_embedding(parse_query(question).raw, embedder), embedder
+    except Exception as exc:
+        logger.warning("question embedding unavailable for the sentence check: %s", exc)
+        return None, None
 
 
 def _grounded(reply: dict[str, Any], passages: list[Passage], question: str, language: str) -> Answer | None:

@@ -235,3 +235,47 @@ def test_feedback_is_stored_only_by_the_asker(handbook):
     with pytest.raises(FeedbackError):
         feedback_record(user=handbook["alice"], log_id=answer.log_id, helpful=True)
     assert AskLog.objects.get(pk=answer.log_id).helpful is False
+
+
+BENEFITS = """# Benefits
+
+Health insurance covers you and your family from your first day. Dental and vision plans are optional and can be added during open enrollment. The company matches retirement contributions up to 5% of salary. Life insurance equal to one year of salary is included for every employee.
+"""
+
+
+@pytest.mark.django_db
+def test_near_miss_question_is_declined_by_the_sentence_check(make_space, make_page, make_user):
+    """The passage is about benefits, so it is close to "pet insurance"; no sentence of it is."""
+    from search import extractive_answer
+    from search.answers import _question_vector
+    from search.passages import passages_for
+
+    space = make_space("people", viewers=("staff",))
+    make_page(space, "Benefits", BENEFITS, ref="benefits")
+    bob = make_user("bob", "staff")
+    question = "pet insurance benefit"
+    _retrieval, passages = passages_for(question, bob)
+    assert extractive_answer.is_answerable(passages)  # step 1 alone would have answered
+    vector, embedder = _question_vector(question, passages)
+    ranked = extractive_answer.ranked_sentences(question, "en", passages)
+    assert extractive_answer.sentence_similarity(vector, ranked, embedder) < extractive_answer.MIN_SENTENCE_SIMILARITY
+    assert _ask(bob, question).mode == "no_answer"
+
+    answer = _ask(bob, "how much does the company match on retirement")
+    assert answer.mode == "extractive"
+    assert "matches retirement contributions up to 5% of salary" in answer.text
+
+
+@pytest.mark.django_db
+def test_sentence_check_failure_keeps_the_passage_decision(handbook, monkeypatch):
+    """An embedding provider failing during the sentence check never turns an answer into a refusal."""
+    from search.embedders import EmbeddingError, LocalE5Embedder
+
+    def broken(self, texts):  # type: ignore[no-untyped-def]
+        raise EmbeddingError("provider down")
+
+    question = "How many days of annual leave do I get?"
+    _ask(handbook["bob"], question)  # the question's vector is now cached
+    monkeypatch.setattr(LocalE5Embedder, "embed_passages", broken)
+    answer = _ask(handbook["bob"], question)
+    assert answer.mode == "extractive" and "25 working days" in answer.text

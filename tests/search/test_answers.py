@@ -237,10 +237,13 @@ def test_feedback_is_stored_only_by_the_asker(handbook):
     assert AskLog.objects.get(pk=answer.log_id).helpful is False
 
 
-BENEFITS = """# Benefits
-
-Health insurance covers you and your family from your first day. Dental and vision plans are optional and can be added during open enrollment. The company matches retirement contributions up to 5% of salary. Life insurance equal to one year of salary is included for every employee.
-"""
+BENEFITS = (
+    "# Benefits\n\n"
+    "Health insurance covers you and your family from your first day. "
+    "Dental and vision plans are optional and can be added during open enrollment. "
+    "The company matches retirement contributions up to 5% of salary. "
+    "Life insurance equal to one year of salary is included for every employee.\n"
+)
 
 
 @pytest.mark.django_db

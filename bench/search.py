@@ -381,12 +381,22 @@ def _main_chunk_count() -> int:
 
 
 def _index_defs() -> list[tuple[str, str]]:
-    """The two big indexes of search_chunk, as the migrations create them (dropped for bulk loading)."""
+    """The big indexes of search_chunk, as the migrations create them (dropped for bulk loading)."""
     import importlib
 
     hnsw = importlib.import_module("search.migrations.0002_chunk_hnsw").SQL
     return [
-        ("chunk_search_vector_gin", "CREATE INDEX chunk_search_vector_gin ON search_chunk USING gin (search_vector)"),
+        *(
+            (
+                f"chunk_search_vector_{name}",
+                f"CREATE INDEX chunk_search_vector_{name} ON search_chunk USING gin (search_vector) WHERE {where}",
+            )
+            for name, where in (
+                ("en", "language = 'en'"),
+                ("fr", "language = 'fr'"),
+                ("other", "NOT (language IN ('en', 'fr'))"),
+            )
+        ),
         ("chunk_embedding_hnsw_384", hnsw),
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
@@ -36,7 +37,16 @@ class Chunk(models.Model):
     class Meta:
         ordering = ["page", "ordinal"]
         indexes = [
-            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+            # One full-text index per language partition: the keyword leg searches each language
+            # with its own config, and a shared index made the French pass walk every English
+            # chunk that happens to share a stem (then throw it away).
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_en", condition=Q(language="en")),
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_fr", condition=Q(language="fr")),
+            GinIndex(
+                fields=["search_vector"],
+                name="chunk_search_vector_other",
+                condition=~Q(language__in=["en", "fr"]),
+            ),
             models.Index(fields=["page", "content_hash"], name="chunk_page_hash"),
             models.Index(fields=["embedding_model"], name="chunk_embedding_model"),
         ]

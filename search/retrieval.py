@@ -138,7 +138,8 @@ def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth
         selects.append(
             f"""(SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score FROM (
                     SELECT c.id, c.page_id, c.search_vector, {score} AS score
-                    FROM (SELECT c.* FROM search_chunk c
+                    FROM (SELECT c.id, c.page_id, c.search_vector || ''::tsvector AS search_vector
+                          FROM search_chunk c
                           WHERE {_language_clause(language)} AND (c.page_id + 0) = ANY(%s)
                             AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
                           LIMIT %s) c

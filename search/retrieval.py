@@ -254,6 +254,10 @@ WEIGHTS = {"keyword": 1.0, "vector": 1.0, "translated": 1.0}
 WEIGHTS_CROSSLANG = {"keyword": 1.0, "vector": 0.7, "crosslang": 1.0, "translated": 1.0}
 
 
+def _rrf(weights: dict[str, float], leg: str, rank: int | None, k: int) -> float:
+    return weights.get(leg, 0.0) / (k + rank) if rank is not None else 0.0
+
+
 def fuse(
     keyword: list[ChunkHit],
     vector: list[ChunkHit],
@@ -274,15 +278,11 @@ def fuse(
     for rank, hit in enumerate(translated or [], start=1):
         merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id)).translated_rank = rank
     for hit in merged.values():
-        hit.score = sum(
-            weights.get(leg, 0.0) / (k + rank)
-            for leg, rank in (
-                ("keyword", hit.keyword_rank),
-                ("vector", hit.vector_rank),
-                ("crosslang", hit.crosslang_rank),
-                ("translated", hit.translated_rank),
-            )
-            if rank is not None
+        # The translated query is another wording of the keyword query: a chunk found by both
+        # counts once, at its better rank (summing them let translation noise outrank native hits).
+        words = max(_rrf(weights, "keyword", hit.keyword_rank, k), _rrf(weights, "translated", hit.translated_rank, k))
+        hit.score = (
+            words + _rrf(weights, "vector", hit.vector_rank, k) + _rrf(weights, "crosslang", hit.crosslang_rank, k)
         )
     by_page: dict[int, list[ChunkHit]] = {}
     for hit in sorted(merged.values(), key=lambda h: (-h.score, h.chunk_id)):

@@ -252,6 +252,17 @@ def test_fuse_k_parameter_and_ties():
     assert pages[0].score == pytest.approx(0.5) and pages[1].score == pytest.approx(0.5)
 
 
+def test_fuse_translated_query_counts_once_with_the_keyword_query():
+    """A chunk found by the query and by its translation scores at its better rank, not twice."""
+    keyword = [ChunkHit(1, 10, keyword_rank=1), ChunkHit(2, 20, keyword_rank=2)]
+    translated = [ChunkHit(2, 20, keyword_rank=1), ChunkHit(3, 30, keyword_rank=2)]
+    pages = fuse(keyword, [], translated=translated)
+    assert [p.page_id for p in pages] == [10, 20, 30]
+    assert pages[1].score == pytest.approx(1 / 61)  # max(1/62, 1/61), not 1/62 + 1/61
+    assert pages[1].best.translated_rank == 1
+    assert pages[2].score == pytest.approx(1 / 62)
+
+
 def test_fuse_empty_and_input_untouched():
     assert fuse([], []) == []
     hit = ChunkHit(1, 10, keyword_rank=1)

@@ -143,6 +143,8 @@ if LLM_BASE_URL and not LLM_MODEL:
     raise ImproperlyConfigured("LLM_BASE_URL is set but LLM_MODEL is not.")
 
 SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)  # only used when an LLM is configured
+# Without an LLM: translate query words through the embedding model's nearest words (search/lexicon.py).
+SEARCH_WORD_TRANSLATION = env_bool("SEARCH_WORD_TRANSLATION", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")

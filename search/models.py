@@ -139,3 +139,23 @@ class LexemeStat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.language}:{self.lexeme}={self.ndoc}"
+
+
+class LexiconWord(models.Model):
+    """A frequent word of one handbook language and its vector: the dictionary of word translation.
+
+    Built from the chunks by ``search/lexicon.py`` with the serving query embedder; a query word
+    is translated into the nearest word of the other language (see that module).
+    """
+
+    model = models.CharField(max_length=200)
+    language = models.CharField(max_length=8)
+    word = models.CharField(max_length=100)
+    chunks = models.PositiveIntegerField(help_text="Chunks of the language that contain the word.")
+    embedding = VectorField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["model", "language", "word"], name="lexiconword_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.language}:{self.word}"

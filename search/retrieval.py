@@ -21,7 +21,7 @@ from search.embedding_switch import query_embedder
 from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
 from search.text import STOPWORDS, detect_language
-from search.translation import translate_query, translation_enabled
+from search.translation import query_translations
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +119,10 @@ def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth
     if not visible:
         return []
     params: list[Any] = []
+    wanted = filters.language if filters.language in CONFIGS else "other" if filters.language else None
     for language in (*CONFIGS, "other"):
+        if wanted and language != wanted:
+            continue  # the language filter empties every other partition
         config = CONFIGS.get(language, "simple")
         terms = weights.get(language, [])
         if not terms and not parsed.phrases:
@@ -346,13 +349,13 @@ def retrieve(
                 timings["crosslang"] = time.perf_counter() - t
 
     translated: list[ChunkHit] = []
-    if use_keywords and cross_language and not parsed.phrases and not parsed.excluded and translation_enabled():
+    if use_keywords and cross_language and not parsed.phrases and not parsed.excluded:
         t = time.perf_counter()
-        for target in CONFIGS:
-            text = translate_query(parsed.raw, query_language, target)
-            if text:
-                target_filters = Filters(space=filters.space, language=filters.language or target)
-                translated += keyword_leg(parse_query(text), visible, target_filters, depth)
+        for target, text in query_translations(parsed.raw, query_language).items():
+            if filters.language and filters.language != target:
+                continue  # the user asked for another language's pages only
+            target_filters = Filters(space=filters.space, language=target)
+            translated += keyword_leg(parse_query(text), visible, target_filters, depth)
         timings["translate"] = time.perf_counter() - t
 
     t = time.perf_counter()

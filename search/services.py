@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -50,10 +51,39 @@ def index_sweep() -> int:
     from search.lexemes import refresh_lexeme_stats
 
     refresh_lexeme_stats()  # keyword IDF follows the corpus even when pages change in bulk
+    lexicon_enqueue_if_stale()
     count = index_enqueue_pages(pages_needing_index())
     if count:
         logger.info("sweep: re-enqueued %d pages", count)
     return count
+
+
+def lexicon_enqueue_if_stale() -> bool:
+    """Queue a rebuild of the word-translation vocabulary when the handbook moved on."""
+    from search.embedding_switch import query_embedder
+    from search.lexicon import lexicon_is_stale
+    from search.tasks import refresh_lexicon
+
+    embedder = query_embedder()
+    if embedder is None or not settings.SEARCH_WORD_TRANSLATION or not lexicon_is_stale(embedder.model_name):
+        return False
+    try:
+        refresh_lexicon.delay()
+    except Exception as exc:  # broker down: the next sweep tries again
+        logger.warning("could not queue the lexicon rebuild: %s", exc)
+        return False
+    return True
+
+
+def lexicon_build(progress=None) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """Build the word-translation vocabulary now, with the serving query embedder."""
+    from search.embedding_switch import query_embedder
+    from search.lexicon import build_lexicon
+
+    embedder = query_embedder()
+    if embedder is None:
+        return {}
+    return build_lexicon(embedder, progress=progress)
 
 
 def workers_available(timeout: float = 1.0) -> bool:

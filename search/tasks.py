@@ -56,6 +56,14 @@ def sweep_index() -> int:
     return index_sweep()
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def refresh_lexicon() -> dict[str, int]:
+    """Rebuild the word-translation vocabulary (only new words are embedded)."""
+    from search.services import lexicon_build
+
+    return lexicon_build()
+
+
 @shared_task
 def worker_heartbeat() -> None:
     from handbook.health import heartbeat_write

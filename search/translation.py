@@ -1,9 +1,13 @@
-"""Optional query translation for cross-language search (only when an LLM is configured).
+"""Query translation for cross-language keyword search.
 
 A French question about an English page shares no words with it, so the
-keyword leg cannot help. With an LLM configured, the query is translated into
-the handbook's other language(s) once (cached for a week) and the translation
-runs through the keyword and vector legs as extra ranked lists.
+keyword leg cannot help. The query is translated into the handbook's other
+language(s) and the translation runs through the keyword leg as an extra
+ranked list ("translated" in the fusion):
+
+- with an LLM configured, by the model (cached for a week);
+- otherwise (or when the model fails), word by word through the embedding
+  model's nearest words of the other language (``search/lexicon.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,34 @@ def translation_enabled() -> bool:
     from search.llm import llm_configured
 
     return llm_configured() and settings.SEARCH_TRANSLATE_QUERIES
+
+
+def query_translations(text: str, source: str) -> dict[str, str]:
+    """The query in each other handbook language it could be translated into: {language: text}."""
+    translations: dict[str, str] = {}
+    for target in LANGUAGE_NAMES:
+        if target == source:
+            continue
+        translated = translate_query(text, source, target) if translation_enabled() else None
+        if translated is None and settings.SEARCH_WORD_TRANSLATION:
+            translated = _word_translation(text, source, target)
+        if translated:
+            translations[target] = translated
+    return translations
+
+
+def _word_translation(text: str, source: str, target: str) -> str | None:
+    from search.embedding_switch import query_embedder
+    from search.lexicon import translate_words
+
+    embedder = query_embedder()
+    if embedder is None:
+        return None
+    try:
+        return translate_words(text, source, target, embedder)
+    except Exception as exc:  # translation is a bonus: search goes on without it
+        logger.warning("word translation failed: %s", exc)
+        return None
 
 
 def translate_query(text: str, source: str, target: str) -> str | None:

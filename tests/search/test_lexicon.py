@@ -1,0 +1,127 @@
+"""Word translation without an LLM: the handbook's words, embedded, translate query words."""
+
+from __future__ import annotations
+
+import pytest
+
+from search import lexicon
+from search.models import LexiconWord
+from search.retrieval import retrieve
+from search.services import index_sweep, lexicon_build
+
+TRAVEL_EN = (
+    "# Travel reimbursement\n\n"
+    "Submit your travel reimbursement with every receipt within thirty days of the trip. "
+    "Hotel, train and taxi receipts are required."
+)
+SECURITY_EN = "# Security incidents\n\nReport a lost laptop or a phishing email to the security team at once."
+CANTEEN_FR = "# Cantine\n\nLe repas de la cantine coûte quatre euros, café compris, pour chaque agent."
+BIKES_FR = "# Vélos\n\nLe local vélo du bâtiment compte quarante places ; les trottinettes y sont interdites."
+BUDGET_EN = "# Budget\n\nThe board approves the yearly budget in March. Salary bands are listed below."
+
+
+@pytest.fixture(autouse=True)
+def _fresh_lexicon(monkeypatch):  # type: ignore[no-untyped-def]
+    # A tiny handbook: every word counts, and one page per language is enough.
+    monkeypatch.setattr(lexicon, "MIN_CHUNKS", 1)
+    monkeypatch.setattr(lexicon, "MIN_LANGUAGE_CHUNKS", 1)
+    lexicon.forget()
+    yield
+    lexicon.forget()
+
+
+@pytest.fixture
+def bilingual(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
+    people = make_space("people", viewers=("staff",))
+    board = make_space("board", viewers=("board",))
+    pages = {
+        "travel": make_page(people, "Travel reimbursement", TRAVEL_EN, ref="travel"),
+        "security": make_page(people, "Security incidents", SECURITY_EN, ref="security"),
+        "canteen": make_page(people, "Cantine", CANTEEN_FR, language="fr", ref="canteen"),
+        "bikes": make_page(people, "Vélos", BIKES_FR, language="fr", ref="bikes"),
+        "budget": make_page(board, "Budget", BUDGET_EN, ref="budget"),
+    }
+    return pages, make_user("bob", "staff"), make_user("carol", "staff", "board")
+
+
+def _keyword_refs(question, user):  # type: ignore[no-untyped-def]
+    from handbook.models import Page
+
+    refs = dict(Page.objects.values_list("id", "ref"))
+    return [refs[p.page_id] for p in retrieve(question, user, use_vectors=False).pages]
+
+
+@pytest.mark.django_db
+def test_build_stores_each_language_vocabulary_and_is_incremental(bilingual, django_capture_on_commit_callbacks):
+    pages, _bob, _carol = bilingual
+    counts = lexicon_build()
+    assert counts["en"] > 10 and counts["fr"] > 10
+    english = set(LexiconWord.objects.filter(language="en").values_list("word", flat=True))
+    french = set(LexiconWord.objects.filter(language="fr").values_list("word", flat=True))
+    assert {"reimbursement", "receipts", "phishing"} <= english
+    assert {"cantine", "repas", "velo"} <= french  # accent-folded, like the keyword leg
+    assert "the" not in english and "les" not in french  # stop-words are not vocabulary
+    ids = dict(LexiconWord.objects.values_list("word", "id"))
+
+    lexicon_build()  # nothing changed: no word is embedded or written again
+    assert dict(LexiconWord.objects.values_list("word", "id")) == ids
+
+    from handbook.services import page_delete
+
+    with django_capture_on_commit_callbacks(execute=True):  # the reindex drops the page's chunks
+        page_delete(page=pages["security"])
+    lexicon_build()
+    assert not LexiconWord.objects.filter(word="phishing").exists()  # gone with its page
+    assert LexiconWord.objects.filter(word="reimbursement", id=ids["reimbursement"]).exists()
+
+
+@pytest.mark.django_db
+def test_french_question_finds_the_english_page_by_translated_words(bilingual, settings):
+    pages, bob, _carol = bilingual
+    question = "remboursement des frais de voyage"
+    assert "travel" not in _keyword_refs(question, bob)  # no shared word: the keyword leg alone misses it
+    lexicon_build()
+    result = retrieve(question, bob, use_vectors=False)
+    assert result.pages and result.pages[0].page_id == pages["travel"].pk
+    assert any(h.translated_rank for h in result.pages[0].chunks)
+
+    settings.SEARCH_WORD_TRANSLATION = False
+    assert "travel" not in _keyword_refs(question, bob)
+
+
+@pytest.mark.django_db
+def test_english_question_finds_the_french_page(bilingual):
+    _pages, bob, _carol = bilingual
+    lexicon_build()
+    assert "canteen" in _keyword_refs("canteen meal price", bob)
+
+
+@pytest.mark.django_db
+def test_translation_never_reaches_pages_the_user_cannot_read(bilingual):
+    _pages, bob, carol = bilingual
+    lexicon_build()  # "budget" and "salary" are vocabulary: built from every page
+    question = "le budget annuel et les grilles de salaire"
+    assert "budget" in _keyword_refs(question, carol)
+    assert "budget" not in _keyword_refs(question, bob)
+
+
+@pytest.mark.django_db
+def test_untranslatable_words_and_one_language_handbooks(make_space, make_page, make_user):
+    space = make_space("people")
+    make_page(space, "Travel reimbursement", TRAVEL_EN, ref="travel")
+    bob = make_user("bob", "staff")
+    assert set(lexicon_build()) == {"en"}  # no French text: no French vocabulary
+    assert not lexicon.lexicon_is_stale(LexiconWord.objects.first().model)  # one language: nothing to rebuild
+    assert _keyword_refs("remboursement des frais", bob) == []
+
+
+@pytest.mark.django_db
+def test_sweep_queues_a_rebuild_only_when_stale(bilingual):
+    from search.embedders import local_embedder
+
+    model = local_embedder().model_name
+    assert lexicon.lexicon_is_stale(model)  # never built
+    index_sweep()  # tasks run eagerly in tests: the sweep's rebuild happens here
+    assert LexiconWord.objects.filter(language="fr").exists()
+    assert not lexicon.lexicon_is_stale(model)
+    assert lexicon.lexicon_is_stale("another-model")

@@ -114,6 +114,13 @@ def refresh_index_statistics() -> None:
     from django.core.cache import cache
 
     cache.delete_many([f"crosslang:means:{m}" for m in _embedding_models()])
+    try:
+        from search.services import lexicon_build
+    except ImportError:  # an index without word translation
+        return
+    started = time.monotonic()
+    counts = lexicon_build()  # what the periodic sweep keeps up to date (only new words are embedded)
+    print(f"(word-translation vocabulary: {counts} in {time.monotonic() - started:.1f} s)", flush=True)
 
 
 def _embedding_models() -> list[str]:

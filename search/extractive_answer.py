@@ -6,10 +6,13 @@ passage the user may read, and carries that passage's citation.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from django.core.cache import cache
 
 from search.embedders import Embedder
 from search.passages import Passage
@@ -31,6 +34,7 @@ RANK_PRIOR = 0.4
 MIN_SIMILARITY = 0.85
 MIN_SENTENCE_SIMILARITY = 0.855
 SENTENCE_CANDIDATES = 5  # best word-overlap sentences embedded for step 2 (one small batch)
+SENTENCE_CACHE_TTL_S = 7 * 24 * 3600  # a sentence's vector never changes for a given model
 
 
 @dataclass(frozen=True)
@@ -100,11 +104,28 @@ def best_sentences(
 
 def sentence_similarity(question_vector: Sequence[float], quotes: list[Quote], embedder: Embedder) -> float:
     """Highest cosine similarity between the question and the first candidate sentences."""
-    sentences = [q.sentence for q in quotes[:SENTENCE_CANDIDATES]]
+    sentences = list(dict.fromkeys(q.sentence for q in quotes[:SENTENCE_CANDIDATES]))
     if not sentences:
         return 0.0
-    vectors = embedder.embed_passages(sentences)
-    return max(_cosine(question_vector, v) for v in vectors)
+    return max(_cosine(question_vector, v) for v in _sentence_vectors(sentences, embedder))
+
+
+def _sentence_vectors(sentences: list[str], embedder: Embedder) -> list[Sequence[float]]:
+    """Vectors of the sentences; popular passages' sentences come from the cache (keyed by model + text)."""
+    keys = {s: "sentvec:" + hashlib.sha256(f"{embedder.model_name}\n{s}".encode()).hexdigest() for s in sentences}
+    try:
+        cached = cache.get_many(list(keys.values()))
+    except Exception:  # a cache outage only costs time
+        cached = {}
+    missing = [s for s in sentences if keys[s] not in cached]
+    if missing:
+        fresh = dict(zip(missing, embedder.embed_passages(missing), strict=True))
+        try:
+            cache.set_many({keys[s]: v for s, v in fresh.items()}, SENTENCE_CACHE_TTL_S)
+        except Exception:
+            logger.warning("sentence vector cache unavailable")
+        cached.update({keys[s]: v for s, v in fresh.items()})
+    return [cached[keys[s]] for s in sentences]
 
 
 def sentences_answer(question_vector: Sequence[float] | None, embedder: Embedder | None, quotes: list[Quote]) -> bool:

@@ -146,6 +146,7 @@ def _version() -> dict | None:
 @dataclass(frozen=True)
 class _Table:
     words: list[str]
+    index: dict[str, int]  # word -> row
     mean: np.ndarray
     unit: np.ndarray  # centred, unit-length vectors, one row per word
 
@@ -168,7 +169,8 @@ def _table(model: str, language: str, stamp: int) -> _Table | None:
     if rows:
         matrix = np.asarray([np.asarray(v, dtype=np.float32) for _w, v in rows], dtype=np.float32)
         mean = matrix.mean(axis=0)
-        table = _Table([w for w, _v in rows], mean, _unit(matrix - mean))
+        vocabulary = [w for w, _v in rows]
+        table = _Table(vocabulary, {w: i for i, w in enumerate(vocabulary)}, mean, _unit(matrix - mean))
     with _lock:
         _tables[key] = (stamp, table)
     return table
@@ -211,8 +213,19 @@ def translate_words(text: str, source: str, target: str, embedder: Embedder) -> 
     target_table = _table(embedder.model_name, target, stamp)
     if source_table is None or target_table is None:
         return None
-    vectors = np.asarray(embedder.embed_queries(query_words), dtype=np.float32)
-    similarities = _unit(vectors - source_table.mean) @ target_table.unit.T
+    # Words of the handbook already have their vector in the source table; only the others are embedded.
+    rows = [source_table.index.get(w) for w in query_words]
+    missing = [w for w, row in zip(query_words, rows, strict=True) if row is None]
+    embedded = dict(zip(missing, embedder.embed_queries(missing), strict=True)) if missing else {}
+    units = np.stack(
+        [
+            source_table.unit[row]
+            if row is not None
+            else _unit(np.asarray(embedded[w], np.float32) - source_table.mean)
+            for w, row in zip(query_words, rows, strict=True)
+        ]
+    )
+    similarities = units @ target_table.unit.T
     best = similarities.argmax(axis=1)
     picked = [target_table.words[j] for i, j in enumerate(best) if similarities[i, j] >= MIN_SIMILARITY]
     translation = " ".join(dict.fromkeys(picked))

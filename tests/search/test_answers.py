@@ -277,8 +277,33 @@ def test_sentence_check_failure_keeps_the_passage_decision(handbook, monkeypatch
     def broken(self, texts):  # type: ignore[no-untyped-def]
         raise EmbeddingError("provider down")
 
+    from django.core.cache import cache
+
     question = "How many days of annual leave do I get?"
-    _ask(handbook["bob"], question)  # the question's vector is now cached
+    cache.clear()  # no sentence vector cached from an earlier answer
     monkeypatch.setattr(LocalE5Embedder, "embed_passages", broken)
     answer = _ask(handbook["bob"], question)
     assert answer.mode == "extractive" and "25 working days" in answer.text
+
+
+@pytest.mark.django_db
+def test_sentence_vectors_are_cached_per_model_and_text(handbook, monkeypatch):
+    from django.core.cache import cache
+
+    from search.embedders import LocalE5Embedder
+
+    question = "How many days of annual leave do I get?"
+    cache.clear()
+    calls: list[int] = []
+    real = LocalE5Embedder.embed_passages
+
+    def counting(self, texts):  # type: ignore[no-untyped-def]
+        calls.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(LocalE5Embedder, "embed_passages", counting)
+    first = _ask(handbook["bob"], question)
+    assert calls and first.mode == "extractive"
+    calls.clear()
+    again = _ask(handbook["bob"], question)
+    assert calls == [] and again.text == first.text  # same sentences: nothing embedded twice

@@ -9,7 +9,7 @@ from django.urls import path
 
 from handbook.models import Page
 from search.embedders import active_model_name
-from search.models import AskLog, Chunk, IndexState
+from search.models import AskLog, Chunk, IndexState, LexiconWord
 
 
 def index_overview() -> dict[str, object]:
@@ -29,6 +29,14 @@ def index_overview() -> dict[str, object]:
         "chunks": Chunk.objects.count(),
         "embedded_chunks": Chunk.objects.filter(embedding__isnull=False, embedding_model=model).count(),
         "other_model_chunks": Chunk.objects.exclude(embedding_model=model).exclude(embedding_model="").count(),
+        "lexicon": ", ".join(
+            f"{row['language']}: {row['n']}"
+            for row in LexiconWord.objects.filter(model=model)
+            .values("language")
+            .annotate(n=Count("id"))
+            .order_by("language")
+        )
+        or "(not built: one language only, embeddings off, or the sweep has not run yet)",
     }
 
 

@@ -125,3 +125,17 @@ def test_sweep_queues_a_rebuild_only_when_stale(bilingual):
     assert LexiconWord.objects.filter(language="fr").exists()
     assert not lexicon.lexicon_is_stale(model)
     assert lexicon.lexicon_is_stale("another-model")
+
+
+@pytest.mark.django_db
+def test_index_status_page_reports_the_vocabulary(client, bilingual, make_user):
+    from django.urls import reverse
+
+    admin_user = make_user("root", superuser=True)
+    client.force_login(admin_user)
+    url = reverse("admin:search_indexstate_changelist")
+    page = client.get(url).content.decode()
+    assert "Index status" in page and "not built" in page
+    counts = lexicon_build()
+    page = client.get(url).content.decode()
+    assert f"en: {counts['en']}, fr: {counts['fr']}" in page

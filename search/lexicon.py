@@ -162,12 +162,18 @@ def _table(model: str, language: str, stamp: int) -> _Table | None:
         known = _tables.get(key)
         if known is not None and known[0] == stamp:
             return known[1]
-    from search.models import LexiconWord
-
-    rows = list(LexiconWord.objects.filter(model=model, language=language).values_list("word", "embedding"))
+    # pgvector's binary form (int16 dimensions, int16 unused, big-endian float4s) loads ~5x faster
+    # than parsing the text form row by row.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT word, vector_send(embedding) FROM search_lexiconword"
+            " WHERE model = %s AND language = %s ORDER BY id",
+            [model, language],
+        )
+        rows = cursor.fetchall()
     table = None
     if rows:
-        matrix = np.asarray([np.asarray(v, dtype=np.float32) for _w, v in rows], dtype=np.float32)
+        matrix = np.stack([np.frombuffer(bytes(raw), dtype=">f4", offset=4) for _w, raw in rows]).astype(np.float32)
         mean = matrix.mean(axis=0)
         vocabulary = [w for w, _v in rows]
         table = _Table(vocabulary, {w: i for i, w in enumerate(vocabulary)}, mean, _unit(matrix - mean))

@@ -71,7 +71,7 @@ def crosslang_leg(
     if norm == 0.0:
         return []
     unit = (centred / norm).tolist()
-    scored: list[tuple[float, Any]] = []
+    scored: list[tuple[float, Any, str]] = []
     for language, mean in means.items():
         if filters.language and filters.language != language:
             continue
@@ -79,9 +79,9 @@ def crosslang_leg(
         offset = ALPHA * float(mean @ centred)
         for hit in vector_leg(unit, model, visible, partition, depth, exact):
             dot = (1.0 - (hit.vector_distance or 0.0)) * norm  # c · q' for unit-length c
-            scored.append((dot - offset, hit))
+            scored.append((dot - offset, hit, language))
     scored.sort(key=lambda item: (-item[0], item[1].chunk_id))
     return [
-        ChunkHit(chunk_id=h.chunk_id, page_id=h.page_id, crosslang_rank=i + 1)
-        for i, (_score, h) in enumerate(scored[:depth])
+        ChunkHit(chunk_id=h.chunk_id, page_id=h.page_id, crosslang_rank=i + 1, language=language)
+        for i, (_score, h, language) in enumerate(scored[:depth])
     ]

@@ -46,6 +46,7 @@ class ChunkHit:
     vector_distance: float | None = None
     crosslang_rank: int | None = None
     translated_rank: int | None = None
+    language: str = ""  # the chunk's language, where the leg knows it (the language-centred list)
 
 
 @dataclass
@@ -261,15 +262,34 @@ def _rrf(weights: dict[str, float], leg: str, rank: int | None, k: int) -> float
     return weights.get(leg, 0.0) / (k + rank) if rank is not None else 0.0
 
 
+# The plain vector list is pulled toward the question's language. When the language-centred list
+# says the answer is in another language, that pull only pushes wrong pages up, so the plain list
+# sits out. Short questions are left alone: their detected language is unreliable.
+ELSEWHERE_TOP = 10
+ELSEWHERE_SHARE = 0.8
+ELSEWHERE_MIN_WORDS = 4
+
+
+def answer_elsewhere(crosslang: list[ChunkHit], query_language: str, text: str) -> bool:
+    """Whether most of the language-centred list's best chunks are in another language than the question."""
+    top = [hit for hit in crosslang[:ELSEWHERE_TOP] if hit.language]
+    if not top or len(text.split()) < ELSEWHERE_MIN_WORDS:
+        return False
+    return sum(hit.language != query_language for hit in top) / len(top) >= ELSEWHERE_SHARE
+
+
 def fuse(
     keyword: list[ChunkHit],
     vector: list[ChunkHit],
     k: int = RRF_K,
     crosslang: list[ChunkHit] | None = None,
     translated: list[ChunkHit] | None = None,
+    vector_weight: float | None = None,
 ) -> list[PageHit]:
     """Reciprocal rank fusion over chunks; a page scores as its best chunk."""
     weights = WEIGHTS_CROSSLANG if crosslang else WEIGHTS
+    if vector_weight is not None:
+        weights = {**weights, "vector": vector_weight}
     merged: dict[int, ChunkHit] = {}
     for hit in keyword:
         merged[hit.chunk_id] = ChunkHit(hit.chunk_id, hit.page_id, keyword_rank=hit.keyword_rank)
@@ -359,7 +379,8 @@ def retrieve(
         timings["translate"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    pages = fuse(keyword, vector, crosslang=crosslang, translated=translated)
+    vector_weight = 0.0 if answer_elsewhere(crosslang, query_language, parsed.raw) else None
+    pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=vector_weight)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(parsed, pages, query_language, timings, used_vectors=bool(vector))

@@ -162,41 +162,26 @@ def _is_descendant(candidate: Page, page: Page) -> bool:
 # --- Access -----------------------------------------------------------------------
 
 
-def _groups() -> Any:
-    return Group.objects.order_by("name")
+def _group_choice(label: Any, help_text: Any) -> forms.ModelMultipleChoiceField:
+    # A queryset is lazy and each form instance gets a fresh copy of it, so groups created
+    # after start-up are offered without any per-form set-up.
+    return forms.ModelMultipleChoiceField(
+        label=label,
+        queryset=Group.objects.order_by("name"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=help_text,
+    )
 
 
 class SpaceAccessForm(forms.Form):
-    viewer_groups = forms.ModelMultipleChoiceField(
-        label=_("Readers"),
-        queryset=Group.objects.none(),
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=_("Members of these groups may read the space."),
+    viewer_groups = _group_choice(_("Readers"), _("Members of these groups may read the space."))
+    editor_groups = _group_choice(
+        _("Editors"), _("Members of these groups may read, write and publish pages in the space.")
     )
-    editor_groups = forms.ModelMultipleChoiceField(
-        label=_("Editors"),
-        queryset=Group.objects.none(),
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=_("Members of these groups may read, write and publish pages in the space."),
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["viewer_groups"].queryset = _groups()  # type: ignore[attr-defined]
-        self.fields["editor_groups"].queryset = _groups()  # type: ignore[attr-defined]
 
 
 class PageAccessForm(forms.Form):
-    restricted_to_groups = forms.ModelMultipleChoiceField(
-        label=_("Restrict to groups"),
-        queryset=Group.objects.none(),
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=_("Leave empty so every reader of the space may read the page."),
+    restricted_to_groups = _group_choice(
+        _("Restrict to groups"), _("Leave empty so every reader of the space may read the page.")
     )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["restricted_to_groups"].queryset = _groups()  # type: ignore[attr-defined]

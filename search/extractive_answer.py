@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from django.core.cache import cache
 
 from search.embedders import Embedder
@@ -109,7 +109,10 @@ def sentence_similarity(question_vector: Sequence[float], quotes: list[Quote], e
     sentences = list(dict.fromkeys(q.sentence for q in quotes[:SENTENCE_CANDIDATES]))
     if not sentences:
         return 0.0
-    return max(_cosine(question_vector, v) for v in _sentence_vectors(sentences, embedder))
+    vectors = np.asarray(_sentence_vectors(sentences, embedder), dtype=np.float32)
+    question = np.asarray(question_vector, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(question)
+    return float(np.max(vectors @ question / np.where(norms == 0, 1, norms)))
 
 
 def _sentence_vectors(sentences: list[str], embedder: Embedder) -> list[Sequence[float]]:
@@ -139,9 +142,3 @@ def sentences_answer(question_vector: Sequence[float] | None, embedder: Embedder
     except Exception as exc:  # a provider hiccup must not turn answers into refusals
         logger.warning("sentence embedding failed, passage similarity decides: %s", exc)
         return True
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0

@@ -54,8 +54,8 @@ STALE_CHUNK_SHARE = 0.05  # rebuild when the chunk count moved this much since t
 # --- building --------------------------------------------------------------------------
 
 
-def vocabulary(min_chunks: int = MIN_CHUNKS) -> dict[str, Counter[str]]:
-    """Per language: word -> number of chunks containing it (content words only)."""
+def vocabulary() -> dict[str, Counter[str]]:
+    """Per language: its most frequent content words -> number of chunks containing each."""
     counts: dict[str, Counter[str]] = {language: Counter() for language in LANGUAGES}
     with connection.cursor() as cursor:
         cursor.execute("SELECT language, heading, text FROM search_chunk WHERE language = ANY(%s)", [list(LANGUAGES)])

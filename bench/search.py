@@ -394,6 +394,7 @@ def _index_defs() -> list[tuple[str, str]]:
     import importlib
 
     hnsw = importlib.import_module("search.migrations.0002_chunk_hnsw").SQL
+    partition_hnsw = importlib.import_module("search.migrations.0009_chunk_language_indexes")
     return [
         *(
             (
@@ -407,6 +408,10 @@ def _index_defs() -> list[tuple[str, str]]:
             )
         ),
         ("chunk_embedding_hnsw_384", hnsw),
+        *(
+            (f"chunk_embedding_hnsw_384_{language}", partition_hnsw._hnsw_sql(language))
+            for language in partition_hnsw.LANGUAGES
+        ),
     ]
 
 

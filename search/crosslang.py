@@ -26,10 +26,18 @@ logger = logging.getLogger(__name__)
 ALPHA = 0.8  # how much of the language mean to remove (1.0 over-corrects native questions)
 MIN_CHUNKS_PER_LANGUAGE = 50  # a mean over fewer chunks is too noisy to trust
 MEANS_TTL_S = 600
+# A partition this small (visible chunks) is scanned exactly (~2 ms); larger ones walk their own
+# HNSW graph (partial index per language, migration 0009).
+PARTITION_EXACT_CHUNKS = 2_000
 
 
 def language_means(model: str) -> dict[str, np.ndarray]:
     """Mean embedding per chunk language for ``model`` (cached; recomputed every few minutes)."""
+    return {lang: mean for lang, (mean, _n) in language_stats(model).items()}
+
+
+def language_stats(model: str) -> dict[str, tuple[np.ndarray, int]]:
+    """(mean embedding, chunk count) per language with enough chunks for ``model`` (cached)."""
     key = f"crosslang:means:{model}"
     cached = cache.get(key)
     if cached is None:
@@ -42,7 +50,7 @@ def language_means(model: str) -> dict[str, np.ndarray]:
             cached = {lang: (vec, int(n)) for lang, vec, n in cursor.fetchall()}
         cache.set(key, cached, MEANS_TTL_S)
     return {
-        lang: np.array([float(x) for x in text.strip("[]").split(",")], dtype=np.float32)
+        lang: (np.array([float(x) for x in text.strip("[]").split(",")], dtype=np.float32), n)
         for lang, (text, n) in cached.items()
         if n >= MIN_CHUNKS_PER_LANGUAGE
     }
@@ -52,15 +60,22 @@ def crosslang_leg(
     vector: list[float],
     model: str,
     query_language: str,
-    visible: list[int],
+    visible: Any,
     filters: Any,
     depth: int,
     exact: bool | None = None,
 ) -> list[Any]:
-    """Language-centred nearest chunks across every language partition, best first."""
-    from search.retrieval import ChunkHit, Filters, vector_leg
+    """Language-centred nearest chunks across every language partition, best first.
 
-    means = language_means(model)
+    ``exact`` is the plain leg's choice for the whole visible set; a partition
+    small enough is searched exactly whatever it says.
+    """
+    from search.retrieval import ChunkHit, Filters, vector_leg
+    from search.visibility import as_visible
+
+    visible = as_visible(visible)
+    stats = language_stats(model)
+    means = {lang: mean for lang, (mean, _n) in stats.items()}
     if len(means) < 2 or query_language not in means:
         return []  # one language only: the plain vector leg already covers it
     query = np.asarray(vector, dtype=np.float32)
@@ -77,7 +92,8 @@ def crosslang_leg(
             continue
         partition = Filters(space=filters.space, language=language)
         offset = ALPHA * float(mean @ centred)
-        for hit in vector_leg(unit, model, visible, partition, depth, exact):
+        small = stats[language][1] * visible.estimate[1] <= PARTITION_EXACT_CHUNKS
+        for hit in vector_leg(unit, model, visible, partition, depth, True if small else exact):
             dot = (1.0 - (hit.vector_distance or 0.0)) * norm  # c · q' for unit-length c
             scored.append((dot - offset, hit, language))
     scored.sort(key=lambda item: (-item[0], item[1].chunk_id))

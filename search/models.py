@@ -49,6 +49,8 @@ class Chunk(models.Model):
             ),
             models.Index(fields=["page", "content_hash"], name="chunk_page_hash"),
             models.Index(fields=["embedding_model"], name="chunk_embedding_model"),
+            # The way into a small language partition, searched exactly by the cross-language leg.
+            models.Index(fields=["language"], name="chunk_language"),
         ]
 
     def __str__(self) -> str:

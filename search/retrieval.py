@@ -22,6 +22,7 @@ from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
 from search.text import STOPWORDS, detect_language
 from search.translation import query_translations
+from search.visibility import VisiblePages, as_visible
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +103,9 @@ def _language_clause(language: str) -> str:
     return f"c.language = '{language}'"
 
 
-def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth: int = LEG_DEPTH) -> list[ChunkHit]:
+def keyword_leg(
+    parsed: ParsedQuery, visible: VisiblePages | list[int], filters: Filters, depth: int = LEG_DEPTH
+) -> list[ChunkHit]:
     """Chunks scored by the IDF of the query terms they contain (OR semantics), per language config.
 
     Phrases and exclusions are hard constraints of the candidate query. Plain
@@ -117,8 +120,11 @@ def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth
     weights = term_weights(content_terms)
     filter_sql, filter_params = filters.sql()
     selects: list[str] = []
+    visible = as_visible(visible)
     if not visible:
         return []
+    # "+ 0": the page_id index must not replace the full-text index as the way in.
+    visible_sql, visible_params = visible.clause("(c.page_id + 0)")
     params: list[Any] = []
     wanted = filters.language if filters.language in CONFIGS else "other" if filters.language else None
     for language in (*CONFIGS, "other"):
@@ -144,12 +150,19 @@ def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth
                     SELECT c.id, c.page_id, c.search_vector, {score} AS score
                     FROM (SELECT c.id, c.page_id, c.search_vector || ''::tsvector AS search_vector
                           FROM search_chunk c
-                          WHERE {_language_clause(language)} AND (c.page_id + 0) = ANY(%s)
+                          WHERE {_language_clause(language)} AND {visible_sql}
                             AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
                           LIMIT %s) c
                  ) scored ORDER BY score DESC, id LIMIT %s)"""
         )
-        params += [*score_params, visible, tsquery_text(candidate), *filter_params, KEYWORD_CANDIDATE_CAP, RERANK_DEPTH]
+        params += [
+            *score_params,
+            *visible_params,
+            tsquery_text(candidate),
+            *filter_params,
+            KEYWORD_CANDIDATE_CAP,
+            RERANK_DEPTH,
+        ]
     if not selects:
         return []
     sql = f"""
@@ -167,21 +180,12 @@ def keyword_leg(parsed: ParsedQuery, visible: list[int], filters: Filters, depth
 # --- vector leg ------------------------------------------------------------------
 
 
-def _visible_share(visible: list[int]) -> tuple[int, float]:
-    """(visible chunks, visible share of all chunks), estimated from page counts (cheap)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT (SELECT count(*) FROM handbook_page WHERE status = 'published' AND deleted_at IS NULL),"
-            " (SELECT GREATEST(reltuples, 0) FROM pg_class WHERE relname = 'search_chunk')"
-        )
-        all_pages, chunk_rows = cursor.fetchone()
-    if not all_pages:
-        return 0, 0.0
-    share = min(1.0, len(visible) / all_pages)
-    return int(chunk_rows * share), share
+def _visible_share(visible: VisiblePages | list[int]) -> tuple[int, float]:
+    """(visible chunks, visible share of all chunks), estimated once per visible set."""
+    return as_visible(visible).estimate
 
 
-def use_exact_scan(visible: list[int]) -> bool:
+def use_exact_scan(visible: VisiblePages | list[int]) -> bool:
     """Exact search when the visible set is small or a small share of the index.
 
     HNSW walks the graph and filters afterwards: with a selective filter most
@@ -195,12 +199,13 @@ def use_exact_scan(visible: list[int]) -> bool:
 def vector_leg(
     vector: list[float],
     model: str,
-    visible: list[int],
+    visible: VisiblePages | list[int],
     filters: Filters,
     depth: int = LEG_DEPTH,
     exact: bool | None = None,
 ) -> list[ChunkHit]:
     """Nearest chunks among the visible pages (``visible``: page ids from ``visible_to``)."""
+    visible = as_visible(visible)
     if not visible:
         return []
     filter_sql, filter_params = filters.sql()
@@ -209,37 +214,42 @@ def vector_leg(
     literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
     if exact:
         # A MATERIALIZED CTE keeps the planner from walking HNSW and filtering
-        # afterwards: the visible rows are scanned and sorted exactly.
+        # afterwards: the visible rows are fetched (by page, or by language for one language's
+        # partition), scanned and sorted exactly.
+        visible_sql, visible_params = visible.clause("c.page_id", index=not filters.language)
         sql = f"""
             WITH cand AS MATERIALIZED (
                 SELECT c.id, c.page_id, c.embedding FROM search_chunk c
-                WHERE c.page_id = ANY(%s) AND c.embedding_model = %s AND c.embedding IS NOT NULL
+                WHERE {visible_sql} AND c.embedding_model = %s AND c.embedding IS NOT NULL
                 {filter_sql}
             )
             SELECT id, page_id, embedding <=> %s::vector AS distance FROM cand ORDER BY distance, id LIMIT %s
         """  # noqa: S608 - composed from our own SQL, values are parameters
-        params = [visible, model, *filter_params, literal, depth]
+        params = [*visible_params, model, *filter_params, literal, depth]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
     else:
-        # The visibility test is a per-row filter (= ANY) so the index scan stays
+        # The visibility test is a per-row filter so the index scan stays
         # ordered and stops as soon as LIMIT rows have passed it.
+        visible_sql, visible_params = visible.clause("c.page_id")
         sql = f"""
             SELECT id, page_id, distance FROM (
                 SELECT c.id, c.page_id, (c.embedding::vector({HNSW_DIMENSIONS})) <=> %s::vector({HNSW_DIMENSIONS})
                        AS distance
                 FROM search_chunk c
                 WHERE vector_dims(c.embedding) = {HNSW_DIMENSIONS} AND c.embedding_model = %s
-                  AND c.page_id = ANY(%s) {filter_sql}
+                  AND {visible_sql} {filter_sql}
                 ORDER BY distance LIMIT %s
             ) hits ORDER BY distance, id
         """  # noqa: S608
-        params = [literal, model, visible, *filter_params, depth]
+        params = [literal, model, *visible_params, *filter_params, depth]
         with transaction.atomic(), connection.cursor() as cursor:
             # pgvector 0.8 iterative scans keep walking the graph until LIMIT rows pass the filter.
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cursor.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
+            # We chose the index: the planner cannot estimate the bitmap test and might sort the table.
+            cursor.execute("SET LOCAL enable_seqscan = off")
             cursor.execute(sql, params)
             rows = cursor.fetchall()
     return [
@@ -336,7 +346,7 @@ def retrieve(
         return Retrieval(parsed, [], query_language, timings)
     # Permissions: the ids of the pages this user may read, from the one SQL filter
     # (visible_to), read fresh on every query and applied inside every leg.
-    visible = visible_page_ids(user)
+    visible = VisiblePages(visible_page_ids(user))
 
     keyword: list[ChunkHit] = []
     if use_keywords:

@@ -114,6 +114,22 @@ def test_postgres_has_pgvector(concurrent_urls):  # type: ignore[no-untyped-def]
     assert distance == pytest.approx(1.0)
 
 
+def test_postgres_runs_with_the_configured_shared_buffers(concurrent_urls):  # type: ignore[no-untyped-def]
+    # initdb writes 128MB; the first start applies ours (1GB) and restarts once.
+    with psycopg.connect(concurrent_urls[0][0], autocommit=True) as conn:
+        assert conn.execute("SHOW shared_buffers").fetchone()[0] == "1GB"
+
+
+def test_a_bad_shared_buffers_value_is_a_clear_error(data_dir, concurrent_urls):  # type: ignore[no-untyped-def]
+    env = {**_env(data_dir), "HANDBOOK_PG_SHARED_BUFFERS": "lots"}
+    result = subprocess.run(
+        [sys.executable, "-m", "handbook.embedded", "start"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "shared_buffers = 'lots' is not a valid size" in result.stderr
+    assert start(data_dir) == concurrent_urls[0]  # the running server is untouched
+
+
 def test_redis_answers_ping(concurrent_urls):  # type: ignore[no-untyped-def]
     client = redis.Redis.from_url(concurrent_urls[0][1], socket_timeout=5)
     try:

@@ -388,6 +388,43 @@ def test_both_legs_retrieve_and_search_pages_filter_by_permission(hybrid):  # ty
     assert alice.total > shown.total
 
 
+def test_the_bitmap_form_of_the_visible_set_filters_every_leg_alike(hybrid, monkeypatch):  # type: ignore[no-untyped-def]
+    """Large visible sets reach SQL as a bitmap: same hits, same permission filtering as the id array."""
+    from search import visibility
+
+    query = "canary remote work parking badges"
+    embedder = get_embedder()
+    vector = embedder.embed_query(query)
+    runs = {}
+    for array_max in (10_000, 0):  # 0: every set takes the bitmap form
+        monkeypatch.setattr(visibility, "ARRAY_MAX_IDS", array_max)
+        runs[array_max] = {
+            user: (
+                [h.chunk_id for h in kw_leg(hybrid, query, user=hybrid[user])],
+                [
+                    h.chunk_id
+                    for h in vector_leg(
+                        vector, embedder.model_name, visible_page_ids(hybrid[user]), Filters(), exact=False
+                    )
+                ],
+                [
+                    h.chunk_id
+                    for h in vector_leg(
+                        vector, embedder.model_name, visible_page_ids(hybrid[user]), Filters(language="en"), exact=True
+                    )
+                ],
+                found(hybrid, query, user=hybrid[user]),
+            )
+            for user in ("bob", "alice")
+        }
+    assert runs[0] == runs[10_000]
+    bob_keyword, bob_vector, _bob_exact, bob_pages = runs[0]["bob"]
+    secret_chunks = set(Chunk.objects.filter(page__ref__in=SECRET).values_list("id", flat=True))
+    assert bob_keyword and bob_vector and not (set(bob_keyword) | set(bob_vector)) & secret_chunks
+    assert bob_pages and not set(bob_pages) & SECRET
+    assert set(runs[0]["alice"][3]) >= SECRET  # positive control
+
+
 def test_filtering_by_a_hidden_space_shows_nothing(kw):  # type: ignore[no-untyped-def]
     shown = search_pages(user=kw["bob"], query="canary remote", space="hr-confidential")
     assert shown.results == [] and shown.total == 0

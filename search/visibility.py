@@ -1,0 +1,80 @@
+"""The pages a user may read, in the SQL form each retrieval statement wants.
+
+``visible_to`` decides who reads what; this module only carries its answer
+(page ids, read fresh for every search) into the retrieval SQL, where every
+leg tests each chunk before ranking and ``LIMIT``.
+
+Two forms of the same set:
+- ``page_id = ANY(array)`` for small sets, or when an index should fetch the
+  visible rows (exact vector search);
+- a bitmap (``get_bit(bytea, page_id)``) for large sets. With thousands of
+  ids the array form costs more than the search itself: Postgres parses the
+  literal and the planner estimates its selectivity element by element
+  (measured at 7,700 visible pages: ~8 ms per statement, against ~0.1 ms for a
+  1 kB bitmap), and a search runs four or five such statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+from typing import Any
+
+ARRAY_MAX_IDS = 1000  # above this many pages, the bitmap form is cheaper to parse and to plan
+
+
+class VisiblePages:
+    """An immutable set of page ids with its SQL membership tests."""
+
+    def __init__(self, ids: Iterable[int]) -> None:
+        self.ids: list[int] = sorted({int(i) for i in ids})
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __bool__(self) -> bool:
+        return bool(self.ids)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.ids)
+
+    @cached_property
+    def bitmap(self) -> bytes:
+        """Bit ``i`` set for page ``i``, in ``get_bit``'s order (least significant bit first)."""
+        data = bytearray(self.ids[-1] // 8 + 1 if self.ids else 1)
+        for page_id in self.ids:
+            data[page_id >> 3] |= 1 << (page_id & 7)
+        return bytes(data)
+
+    @cached_property
+    def estimate(self) -> tuple[int, float]:
+        """(visible chunks, visible share of all chunks), estimated from page counts (cheap)."""
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT (SELECT count(*) FROM handbook_page WHERE status = 'published' AND deleted_at IS NULL),"
+                " (SELECT GREATEST(reltuples, 0) FROM pg_class WHERE relname = 'search_chunk')"
+            )
+            all_pages, chunk_rows = cursor.fetchone()
+        if not all_pages:
+            return 0, 0.0
+        share = min(1.0, len(self.ids) / all_pages)
+        return int(chunk_rows * share), share
+
+    def clause(self, column: str, *, index: bool = False) -> tuple[str, list[Any]]:
+        """SQL that is true when ``column`` (a page id) is visible, and its parameters.
+
+        ``index=True`` asks for the form an index on ``column`` can serve.
+        """
+        if index or len(self.ids) <= ARRAY_MAX_IDS:
+            return f"{column} = ANY(%s)", [self.ids]
+        # CASE keeps get_bit from reading past the bitmap (ids above the largest visible one).
+        return (
+            f"(CASE WHEN {column} < %s THEN get_bit(%s::bytea, {column}) = 1 ELSE false END)",
+            [len(self.bitmap) * 8, self.bitmap],
+        )
+
+
+def as_visible(visible: VisiblePages | Iterable[int]) -> VisiblePages:
+    return visible if isinstance(visible, VisiblePages) else VisiblePages(visible)

@@ -145,6 +145,8 @@ if LLM_BASE_URL and not LLM_MODEL:
 SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)  # only used when an LLM is configured
 # Without an LLM: translate query words through the embedding model's nearest words (search/lexicon.py).
 SEARCH_WORD_TRANSLATION = env_bool("SEARCH_WORD_TRANSLATION", True)
+# Run a search's keyword, vector and translated lists at once, on separate connections (search/parallel.py).
+SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from handbook.permissions import visible_page_ids
+from search import parallel
 from search.crosslang import crosslang_leg
 from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
@@ -325,6 +326,38 @@ def fuse(
     return pages
 
 
+def _meaning_legs(
+    parsed: ParsedQuery,
+    query_language: str,
+    visible: VisiblePages,
+    filters: Filters,
+    depth: int,
+    cross_language: bool,
+) -> dict[str, Any]:
+    """The vector leg and the language-centred list, with timings (``t_*``); none without an embedder."""
+    embedder = query_embedder()
+    if embedder is None:
+        return {}
+    t = time.perf_counter()
+    try:
+        embedding = query_embedding(parsed.raw, embedder)
+    except Exception as exc:  # provider down: keyword results still answer
+        logger.warning("query embedding failed, keyword results only: %s", exc)
+        embedding = None
+    out: dict[str, Any] = {"t_embed": time.perf_counter() - t}
+    if embedding is None:
+        return out
+    t = time.perf_counter()
+    exact = len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible)
+    out["vector"] = vector_leg(embedding, embedder.model_name, visible, filters, depth, exact)
+    out["t_vector"] = time.perf_counter() - t
+    if cross_language:
+        t = time.perf_counter()
+        out["crosslang"] = crosslang_leg(embedding, embedder.model_name, query_language, visible, filters, depth, exact)
+        out["t_crosslang"] = time.perf_counter() - t
+    return out
+
+
 def retrieve(
     text: str,
     user: Any,
@@ -348,45 +381,41 @@ def retrieve(
     # (visible_to), read fresh on every query and applied inside every leg.
     visible = VisiblePages(visible_page_ids(user))
 
-    keyword: list[ChunkHit] = []
-    if use_keywords:
+    def words() -> dict[str, Any]:
         t = time.perf_counter()
-        keyword = keyword_leg(parsed, visible, filters, depth)
-        timings["keyword"] = time.perf_counter() - t
+        return {"keyword": keyword_leg(parsed, visible, filters, depth), "t_keyword": time.perf_counter() - t}
 
-    vector: list[ChunkHit] = []
-    crosslang: list[ChunkHit] = []
-    embedder = query_embedder() if use_vectors else None
-    # Phrases and exclusions are exact-match requests: meaning-based hits would ignore them.
-    if embedder is not None and not parsed.phrases and not parsed.excluded:
-        t = time.perf_counter()
-        try:
-            embedding = query_embedding(parsed.raw, embedder)
-        except Exception as exc:  # provider down: keyword results still answer
-            logger.warning("query embedding failed, keyword results only: %s", exc)
-            embedding = None
-        timings["embed"] = time.perf_counter() - t
-        if embedding is not None:
-            t = time.perf_counter()
-            exact = len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible)
-            vector = vector_leg(embedding, embedder.model_name, visible, filters, depth, exact)
-            timings["vector"] = time.perf_counter() - t
-            if cross_language:
-                t = time.perf_counter()
-                crosslang = crosslang_leg(
-                    embedding, embedder.model_name, query_language, visible, filters, depth, exact
-                )
-                timings["crosslang"] = time.perf_counter() - t
+    def vectors() -> dict[str, Any]:
+        return _meaning_legs(parsed, query_language, visible, filters, depth, cross_language)
 
-    translated: list[ChunkHit] = []
-    if use_keywords and cross_language and not parsed.phrases and not parsed.excluded:
+    def translated_words() -> dict[str, Any]:
         t = time.perf_counter()
+        hits: list[ChunkHit] = []
         for target, text in query_translations(parsed.raw, query_language).items():
             if filters.language and filters.language != target:
                 continue  # the user asked for another language's pages only
             target_filters = Filters(space=filters.space, language=target)
-            translated += keyword_leg(parse_query(text), visible, target_filters, depth)
-        timings["translate"] = time.perf_counter() - t
+            hits += keyword_leg(parse_query(text), visible, target_filters, depth)
+        return {"translated": hits, "t_translate": time.perf_counter() - t}
+
+    # Phrases and exclusions are exact-match requests: meaning-based hits and translations would ignore them.
+    exact_request = bool(parsed.phrases or parsed.excluded)
+    calls = [
+        call
+        for call, wanted in (
+            (words, use_keywords),
+            (vectors, use_vectors and not exact_request),
+            (translated_words, use_keywords and cross_language and not exact_request),
+        )
+        if wanted
+    ]
+    # Independent lists over the same visible set: side by side when allowed (search/parallel.py).
+    lists: dict[str, Any] = {}
+    for result in parallel.run_all(calls):
+        lists.update(result)
+    timings.update({key[2:]: value for key, value in lists.items() if key.startswith("t_")})
+    keyword, vector = lists.get("keyword", []), lists.get("vector", [])
+    crosslang, translated = lists.get("crosslang", []), lists.get("translated", [])
 
     t = time.perf_counter()
     vector_weight = 0.0 if answer_elsewhere(crosslang, query_language, parsed.raw) else None

@@ -1,0 +1,74 @@
+"""Retrieval lists run side by side on their own connections: same results, same permissions."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from search import parallel, retrieval
+from search.retrieval import retrieve
+from tests.search.test_retrieval import SECRET, _build, refs
+
+pytestmark = pytest.mark.django_db(transaction=True)  # pool connections only see committed rows
+
+
+@pytest.fixture
+def world(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
+    built = _build(make_space, make_page, make_user)
+    yield built
+    parallel.close_connections()  # before the tables are flushed for the next test
+
+
+def _pool_threads() -> set[str]:
+    return {t.name for t in threading.enumerate() if t.name.startswith("search-leg")}
+
+
+QUERIES = ["canary remote work parking badges", "congés payés", "Is telecommuting allowed?", "travail à distance"]
+
+
+def test_parallel_and_sequential_searches_return_the_same_pages(world, settings):  # type: ignore[no-untyped-def]
+    assert parallel.enabled()  # no transaction open: the pool is used
+    results = {}
+    for flag in (True, False):
+        settings.SEARCH_PARALLEL_LEGS = flag
+        results[flag] = {
+            (query, user): [(p.page_id, round(p.score, 9)) for p in retrieve(query, world[user]).pages]
+            for query in QUERIES
+            for user in ("bob", "alice")
+        }
+    assert results[True] == results[False]
+    assert _pool_threads()  # the lists really ran in pool threads
+    assert all(results[True][(q, "bob")] for q in QUERIES)
+
+
+def test_parallel_lists_filter_by_permission(world):  # type: ignore[no-untyped-def]
+    query = "canary remote work parking badges"
+    bob = retrieve(query, world["bob"])
+    assert bob.timings.keys() >= {"keyword", "vector", "crosslang", "translate"}
+    assert bob.pages and not set(refs(world, [p.page_id for p in bob.pages])) & SECRET
+    alice = refs(world, [p.page_id for p in retrieve(query, world["alice"]).pages])
+    assert set(alice) >= SECRET  # positive control
+
+
+def test_a_failing_list_fails_the_search_and_the_pool_recovers(world, monkeypatch):  # type: ignore[no-untyped-def]
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("vector index unavailable")
+
+    monkeypatch.setattr(retrieval, "vector_leg", broken)
+    with pytest.raises(RuntimeError, match="vector index unavailable"):
+        retrieve("remote work", world["bob"])
+    monkeypatch.undo()
+    assert retrieve("remote work", world["bob"]).pages
+
+
+def test_inside_a_transaction_the_lists_run_in_the_callers_thread(world):  # type: ignore[no-untyped-def]
+    from django.db import transaction
+
+    with transaction.atomic():
+        assert not parallel.enabled()
+        calls: list[str] = []
+        results = parallel.run_all(
+            [lambda: calls.append(threading.current_thread().name), lambda: threading.current_thread().name]
+        )
+    assert results[1] == threading.current_thread().name and calls == [threading.current_thread().name]

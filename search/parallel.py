@@ -1,9 +1,9 @@
 """Run a search's retrieval lists side by side, each on its own database connection.
 
-The keyword leg, the vector legs and the translated keyword pass are
-independent statements over the same visible set: run one after another they
-add up (keyword + vector + cross-language + translation), run together the
-search takes about as long as the slowest. Each pool thread keeps its own
+The keyword leg, the vector leg, the language-centred list and the translated
+keyword pass are independent statements over the same visible set: run one
+after another they add up, run together the search takes about as long as the
+slowest (Postgres does the work; Python mostly waits). Each pool thread keeps its own
 Django connection between searches (opening one costs as much as a leg).
 
 Not used inside a transaction (``connection.in_atomic_block``): another
@@ -25,7 +25,7 @@ from django.db import close_old_connections, connection, connections
 
 T = TypeVar("T")
 
-WORKERS = 2  # the calling thread runs one list itself: three lists at once on a 2-core box
+WORKERS = 3  # + the calling thread: a search's four lists at once
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None

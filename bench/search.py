@@ -1013,8 +1013,9 @@ def scale(size: str, sections: Sequence[str] = SCALE_SECTIONS) -> None:
                 ),
                 rows,
             ),
-            f"User sees 100 %. capped = as is (KEYWORD_CANDIDATE_CAP {cap['cap']}: the candidates are the first "
-            "rows the scan meets, no ORDER BY); uncapped = cap 10^9; 'stop-words of all languages' = bench-only "
+            f"User sees 100 %. capped = as is (KEYWORD_CANDIDATE_CAP {cap['cap']}: candidates are the chunks of "
+            "the rarest words whose matches fit in the cap together; past it, the first rows the scan meets); "
+            "uncapped = cap 10^9; 'stop-words of all languages' = bench-only "
             "prototype: a word that is a stop-word in any configured language (de, le, les, que…) scores in no "
             f"language partition. p50/p95 ms: {ms}. OR matches of all the words per query: p50 "
             f"{cap['matches']['p50']:.0f}, max {cap['matches']['max']}.",

@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 RRF_K = 60
 ALL_STOPWORDS = frozenset().union(*STOPWORDS.values())
 LEG_DEPTH = 100  # chunks each leg contributes to fusion
-KEYWORD_CANDIDATE_CAP = 3000  # OR matches ranked at most (ts_rank reads every row it ranks)
+KEYWORD_CANDIDATE_CAP = 1000  # matches ranked at most (each is a heap row read); candidates: the rarest words first
 EXACT_SCAN_ALWAYS_CHUNKS = 2_000  # this few visible chunks: exact search, whatever the share
 EXACT_SCAN_MAX_SHARE = 0.2  # a filter this selective loses HNSW recall: exact search…
 EXACT_SCAN_MAX_CHUNKS = 30_000  # …unless the visible set is this large
@@ -93,8 +93,7 @@ class Filters:
 # --- keyword leg -----------------------------------------------------------------
 
 TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (tsvector weights A/B)
-# A word in more chunks than the candidate cap would flood it: such words only score, the rarer ones
-# generate candidates (when every word is that common, all of them do).
+# Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
 RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker
 
 
@@ -104,14 +103,31 @@ def _language_clause(language: str) -> str:
     return f"c.language = '{language}'"
 
 
+def _candidate_terms(terms: list[Any]) -> list[Any]:
+    """The rarest words whose matches fit in the candidate cap together (at least one word).
+
+    Past the cap the scan keeps whichever rows it meets first (physical order): a complete set
+    of the chunks holding the rarest words beats an arbitrary sample of everything. Measured at
+    100k chunks (keyword leg alone, cap 1000): nDCG@10 as uncapped on cnil/service-public/betagouv,
+    etalab +0.05, 18f -0.015, p50/p95 16/32 -> 11/17 ms against "any selective word, cap 3000".
+    """
+    chosen, total = [], 0
+    for term in sorted(terms, key=lambda t: (t.ndoc, t.term)):
+        if chosen and total + term.ndoc > KEYWORD_CANDIDATE_CAP:
+            break
+        chosen.append(term)
+        total += term.ndoc
+    return chosen
+
+
 def keyword_leg(
     parsed: ParsedQuery, visible: VisiblePages | list[int], filters: Filters, depth: int = LEG_DEPTH
 ) -> list[ChunkHit]:
     """Chunks scored by the IDF of the query terms they contain (OR semantics), per language config.
 
     Phrases and exclusions are hard constraints of the candidate query. Plain
-    words are optional: candidates come from the selective (rarer) words when
-    there are any, so a common word cannot flood the capped candidate set.
+    words are optional: candidates come from the rarest words, so a common word
+    cannot flood the capped candidate set; every word scores.
     """
     if parsed.is_empty:
         return []
@@ -135,7 +151,7 @@ def keyword_leg(
         terms = weights.get(language, [])
         if not terms and not parsed.phrases:
             continue  # only stop-words for this language
-        selective = [t for t in terms if t.ndoc <= KEYWORD_CANDIDATE_CAP] or terms
+        selective = _candidate_terms(terms)
         candidate = ParsedQuery(
             raw=parsed.raw, terms=[t.term for t in selective], phrases=parsed.phrases, excluded=parsed.excluded
         )

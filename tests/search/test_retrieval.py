@@ -213,6 +213,34 @@ def test_only_exclusions_is_an_empty_search(kw):  # type: ignore[no-untyped-def]
 # --- fusion (unit) ------------------------------------------------------------------
 
 
+def test_candidates_are_the_rarest_words_that_fit_the_cap(monkeypatch):  # type: ignore[no-untyped-def]
+    from search import retrieval
+    from search.lexemes import TermWeight
+
+    monkeypatch.setattr(retrieval, "KEYWORD_CANDIDATE_CAP", 10)
+    terms = [
+        TermWeight("common", 1.0, 50),
+        TermWeight("rare", 3.0, 3),
+        TermWeight("mid", 2.0, 5),
+        TermWeight("b", 2.5, 4),
+    ]
+    assert [t.term for t in retrieval._candidate_terms(terms)] == ["rare", "b"]  # 3 + 4 fit, + 5 does not
+    # Every word more common than the cap: the rarest one still brings candidates.
+    assert [t.term for t in retrieval._candidate_terms([TermWeight("x", 1.0, 50), TermWeight("y", 1.0, 20)])] == ["y"]
+    assert retrieval._candidate_terms([]) == []
+
+
+def test_a_tight_cap_keeps_the_chunks_of_the_rarest_word(kw, monkeypatch):  # type: ignore[no-untyped-def]
+    from search import retrieval
+
+    # "parking" is on four pages bob sees two of; "garage" only on the parking page.
+    wide = {h.page_id for h in kw_leg(kw, "parking garage")}
+    assert wide >= {kw["ids"]["parking"], kw["ids"]["access"]}
+    monkeypatch.setattr(retrieval, "KEYWORD_CANDIDATE_CAP", 1)
+    tight = kw_leg(kw, "parking garage")
+    assert [h.page_id for h in tight] == [kw["ids"]["parking"]]  # the rare word's chunk, not a sample
+
+
 def test_fuse_rrf_math():
     keyword = [ChunkHit(1, page_id=10, keyword_rank=1), ChunkHit(2, page_id=20, keyword_rank=2)]
     vector = [

@@ -15,6 +15,7 @@ gain ~0.1–0.2 nDCG@10 while native ones stay within 0.02.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,54 @@ def language_stats(model: str) -> dict[str, tuple[np.ndarray, int]]:
     }
 
 
+@dataclass
+class CentredQuery:
+    """The query vector with its language's mean taken out, and what each partition adds back."""
+
+    unit: list[float]  # q' / |q'|: the vector each partition is searched with
+    norm: float  # |q'|
+    offsets: dict[str, float]  # language -> α μ_L · q', subtracted from that partition's scores
+    sizes: dict[str, int]  # language -> chunks (all of them, visible or not)
+
+
+def centred_query(vector: list[float], model: str, query_language: str, filters: Any) -> CentredQuery | None:
+    """None when there is nothing to centre: one language only, or the query's language unknown."""
+    stats = language_stats(model)
+    means = {lang: mean for lang, (mean, _n) in stats.items()}
+    if len(means) < 2 or query_language not in means:
+        return None  # one language only: the plain vector leg already covers it
+    query = np.asarray(vector, dtype=np.float32)
+    if means[query_language].shape != query.shape:
+        return None
+    centred = query - ALPHA * means[query_language]
+    norm = float(np.linalg.norm(centred))
+    if norm == 0.0:
+        return None
+    languages = [lang for lang in means if not (filters.language and filters.language != lang)]
+    return CentredQuery(
+        unit=(centred / norm).tolist(),
+        norm=norm,
+        offsets={lang: ALPHA * float(means[lang] @ centred) for lang in languages},
+        sizes={lang: stats[lang][1] for lang in languages},
+    )
+
+
+def merge_partitions(per_language: dict[str, list[Any]], centred: CentredQuery, depth: int) -> list[Any]:
+    """One list from each partition's nearest chunks (cosine distance to ``centred.unit``), best first."""
+    from search.retrieval import ChunkHit
+
+    scored: list[tuple[float, Any, str]] = []
+    for language, hits in per_language.items():
+        for hit in hits:
+            dot = (1.0 - (hit.vector_distance or 0.0)) * centred.norm  # c · q' for unit-length c
+            scored.append((dot - centred.offsets[language], hit, language))
+    scored.sort(key=lambda item: (-item[0], item[1].chunk_id))
+    return [
+        ChunkHit(chunk_id=h.chunk_id, page_id=h.page_id, crosslang_rank=i + 1, language=language)
+        for i, (_score, h, language) in enumerate(scored[:depth])
+    ]
+
+
 def crosslang_leg(
     vector: list[float],
     model: str,
@@ -64,40 +113,24 @@ def crosslang_leg(
     filters: Any,
     depth: int,
     exact: bool | None = None,
+    centred: CentredQuery | None = None,
 ) -> list[Any]:
     """Language-centred nearest chunks across every language partition, best first.
 
     ``exact`` is the plain leg's choice for the whole visible set; a partition
-    small enough is searched exactly whatever it says.
+    small enough is searched exactly whatever it says. ``centred``: the caller's
+    ``centred_query`` for this vector, if it has one.
     """
-    from search.retrieval import ChunkHit, Filters, vector_leg
+    from search.retrieval import Filters, vector_leg
     from search.visibility import as_visible
 
     visible = as_visible(visible)
-    stats = language_stats(model)
-    means = {lang: mean for lang, (mean, _n) in stats.items()}
-    if len(means) < 2 or query_language not in means:
-        return []  # one language only: the plain vector leg already covers it
-    query = np.asarray(vector, dtype=np.float32)
-    if means[query_language].shape != query.shape:
+    centred = centred or centred_query(vector, model, query_language, filters)
+    if centred is None:
         return []
-    centred = query - ALPHA * means[query_language]
-    norm = float(np.linalg.norm(centred))
-    if norm == 0.0:
-        return []
-    unit = (centred / norm).tolist()
-    scored: list[tuple[float, Any, str]] = []
-    for language, mean in means.items():
-        if filters.language and filters.language != language:
-            continue
+    per_language = {}
+    for language, size in centred.sizes.items():
         partition = Filters(space=filters.space, language=language)
-        offset = ALPHA * float(mean @ centred)
-        small = stats[language][1] * visible.estimate[1] <= PARTITION_EXACT_CHUNKS
-        for hit in vector_leg(unit, model, visible, partition, depth, True if small else exact):
-            dot = (1.0 - (hit.vector_distance or 0.0)) * norm  # c · q' for unit-length c
-            scored.append((dot - offset, hit, language))
-    scored.sort(key=lambda item: (-item[0], item[1].chunk_id))
-    return [
-        ChunkHit(chunk_id=h.chunk_id, page_id=h.page_id, crosslang_rank=i + 1, language=language)
-        for i, (_score, h, language) in enumerate(scored[:depth])
-    ]
+        small = size * visible.estimate[1] <= PARTITION_EXACT_CHUNKS
+        per_language[language] = vector_leg(centred.unit, model, visible, partition, depth, True if small else exact)
+    return merge_partitions(per_language, centred, depth)

@@ -78,3 +78,45 @@ def test_translation_reply_of_the_wrong_shape_is_ignored(fake_llm, settings):
     fake_llm.queue_json({"translation": ["not", "a", "string"]})
     assert translate_query("congés payés annuels", "fr", "en") is None
     assert translate_query("single", "en", "fr") is None  # one word: not worth a call
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language_filter", [None, "fr"])
+def test_one_scan_exact_lists_match_the_separate_scans(bilingual, make_space, make_page, monkeypatch, language_filter):
+    """Exact mode computes the plain and the centred distances in one pass: same lists as two scans."""
+    from django.core.cache import cache
+
+    from handbook.permissions import visible_page_ids
+    from search.embedders import get_embedder
+    from search.retrieval import Filters, exact_vector_lists, vector_leg
+    from search.visibility import VisiblePages
+
+    pages, bob = bilingual
+    hidden = make_space("board", viewers=("board",))
+    secret = {
+        make_page(hidden, "Congé secret", "# Congé\n\nLe congé de récompense du conseil expire.", language="fr").pk,
+        make_page(hidden, "Secret leave", "# Leave\n\nBoard award leave expires after a year.").pk,
+    }
+    monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
+    cache.clear()
+    embedder = get_embedder()
+    vector = embedder.embed_query("quand expire le congé de récompense ?")
+    visible = VisiblePages(visible_page_ids(bob))
+    filters = Filters(language=language_filter)
+    centred = crosslang.centred_query(vector, embedder.model_name, "fr", filters)
+    assert centred is not None and set(centred.sizes) == ({"fr"} if language_filter else {"en", "fr"})
+
+    plain, per_language = exact_vector_lists(vector, centred, embedder.model_name, visible, filters)
+    separate = vector_leg(vector, embedder.model_name, visible, filters, exact=True)
+    assert [(h.chunk_id, round(h.vector_distance, 6)) for h in plain] == [
+        (h.chunk_id, round(h.vector_distance, 6)) for h in separate
+    ]
+    merged = crosslang.merge_partitions(per_language, centred, 100)
+    two_scans = crosslang.crosslang_leg(vector, embedder.model_name, "fr", visible, filters, 100, exact=True)
+    assert [(h.chunk_id, h.crosslang_rank, h.language) for h in merged] == [
+        (h.chunk_id, h.crosslang_rank, h.language) for h in two_scans
+    ]
+    assert merged and plain
+    assert not {h.page_id for h in [*plain, *merged]} & secret  # the hidden space stays hidden
+    if not language_filter:
+        assert pages["leave"].pk in {h.page_id for h in merged}

@@ -941,6 +941,9 @@ def scale(size: str, sections: Sequence[str] = SCALE_SECTIONS) -> None:
                 rows,
                 digits=1,
             ),
+            "The lists run side by side (search/parallel.py): total < the sum of the columns. With exact "
+            "vector search (small visible sets) the vector and language-centred lists share one scan, timed "
+            "under vector; x-lang is then their merge only.",
         )
     if "recall" in sections:
         rec = results["recall"] = vector_recall(size, texts, meta)

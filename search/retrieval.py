@@ -94,7 +94,8 @@ class Filters:
 
 TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (tsvector weights A/B)
 # Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
-RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker
+RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker…
+TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at 1)
 
 
 def _language_clause(language: str) -> str:
@@ -182,12 +183,17 @@ def keyword_leg(
         ]
     if not selects:
         return []
+    # ts_rank (term frequency) only breaks ties, and it reads every row it ranks: a row whose score
+    # is more than TIE_BREAK below the depth-th best cannot reach the list, so it is not ranked.
     sql = f"""
-        WITH hits AS ({" UNION ALL ".join(selects)})
-        SELECT id, page_id, score + 0.1 * ts_rank(search_vector, to_tsquery(cfg, %s), 1) AS final
+        WITH hits AS MATERIALIZED ({" UNION ALL ".join(selects)}),
+        cut AS (SELECT score FROM hits ORDER BY score DESC OFFSET %s LIMIT 1)
+        SELECT id, page_id, score + CASE
+                WHEN score + {TIE_BREAK} >= COALESCE((SELECT score FROM cut), 0)
+                THEN {TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS final
         FROM hits ORDER BY final DESC, id LIMIT %s
     """  # noqa: S608 - composed from our own SQL; every value is a parameter
-    params += [tsquery_text(ParsedQuery(raw=parsed.raw, terms=parsed.positive_words)), depth]
+    params += [max(depth - 1, 0), tsquery_text(ParsedQuery(raw=parsed.raw, terms=parsed.positive_words)), depth]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

@@ -123,10 +123,14 @@ def visible_page_ids_sql(user: Any) -> tuple[str, tuple[Any, ...]]:
 
 def visible_page_ids(user: Any) -> list[int]:
     """Ids of the pages the user may read, for retrieval queries (``= ANY(%s)`` per row)."""
+    from django.contrib.postgres.aggregates import ArrayAgg
+
     from handbook.models import Page
 
-    # order_by(): the model's title ordering would sort thousands of rows for nothing.
-    return list(Page.objects.visible_to(user).order_by().values_list("id", flat=True))
+    # One array, not a row per page (thousands of row tuples are garbage-collector work); no
+    # title ordering (it would sort thousands of rows for nothing).
+    ids = Page.objects.visible_to(user).order_by().aggregate(ids=ArrayAgg("id"))["ids"]
+    return list(ids or [])
 
 
 def can_read(user: Any, page: Page) -> bool:

@@ -62,10 +62,18 @@ def lexicon_enqueue_if_stale() -> bool:
     """Queue a rebuild of the word-translation vocabulary when the handbook moved on."""
     from search.embedding_switch import query_embedder
     from search.lexicon import lexicon_is_stale
-    from search.tasks import refresh_lexicon
 
     embedder = query_embedder()
     if embedder is None or not settings.SEARCH_WORD_TRANSLATION or not lexicon_is_stale(embedder.model_name):
+        return False
+    return lexicon_enqueue()
+
+
+def lexicon_enqueue() -> bool:
+    """Queue a build of the word-translation vocabulary; it runs after the tasks already queued."""
+    from search.tasks import refresh_lexicon
+
+    if not settings.SEARCH_WORD_TRANSLATION:
         return False
     try:
         refresh_lexicon.delay()

@@ -296,10 +296,16 @@ def test_language_change_on_reimport_reindexes(tmp_path, no_embeddings):  # type
 # --- seed_demo ---------------------------------------------------------------------
 
 
-def test_seed_demo_creates_users_spaces_pages_and_is_idempotent(no_embeddings):  # type: ignore[no-untyped-def]
+def test_seed_demo_creates_users_spaces_pages_and_is_idempotent(no_embeddings, monkeypatch):  # type: ignore[no-untyped-def]
+    from search import tasks
+
+    queued: list[str] = []
+    monkeypatch.setattr(tasks.refresh_lexicon, "delay", lambda: queued.append("lexicon"))
     out, err = StringIO(), StringIO()
     call_command("seed_demo", stdout=out, stderr=err)
     assert err.getvalue() == ""
+    assert queued == ["lexicon"]  # the word-translation vocabulary follows the demo's indexing
+    assert "vocabulary: queued" in out.getvalue()
     assert "0 updated, 0 unchanged" in out.getvalue()
     assert set(User.objects.values_list("username", flat=True)) >= {"admin", "alice", "bob", "chloe", "david"}
     assert User.objects.get(username="admin").is_superuser

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand
 
 from handbook.importing import corpus_import
 from handbook.services import space_create
+from search.services import lexicon_enqueue
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 
@@ -51,3 +52,8 @@ class Command(BaseCommand):
             totals[1] += report.updated
             totals[2] += report.unchanged
         self.stdout.write(f"Demo handbook: {totals[0]} pages created, {totals[1]} updated, {totals[2]} unchanged.")
+        # Cross-language search translates query words through a vocabulary built from the handbook.
+        # Queued behind the demo's indexing, the first searches have it, not only those after the
+        # first periodic sweep (minutes later).
+        if lexicon_enqueue():
+            self.stdout.write("Word-translation vocabulary: queued after the indexing.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -413,6 +414,28 @@ def _query_vector(text: str, timings: dict[str, float]) -> tuple[list[float] | N
     return embedding, embedder.model_name
 
 
+def _timed(name: str, leg: Any, *args: Any, **kwargs: Any) -> Callable[[], tuple[str, Any, float]]:
+    """``leg(*args, **kwargs)`` as a call that returns (name, result, seconds)."""
+
+    def call() -> tuple[str, Any, float]:
+        t = time.perf_counter()
+        return name, leg(*args, **kwargs), time.perf_counter() - t
+
+    return call
+
+
+def translated_keyword_leg(
+    parsed: ParsedQuery, query_language: str, visible: VisiblePages, filters: Filters, depth: int = LEG_DEPTH
+) -> list[ChunkHit]:
+    """The keyword leg over the query translated into each other handbook language (its pages only)."""
+    hits: list[ChunkHit] = []
+    for target, text in query_translations(parsed.raw, query_language).items():
+        if filters.language and filters.language != target:
+            continue  # the user asked for another language's pages only
+        hits += keyword_leg(parse_query(text), visible, Filters(space=filters.space, language=target), depth)
+    return hits
+
+
 def retrieve(
     text: str,
     user: Any,
@@ -444,36 +467,20 @@ def retrieve(
         embedding, model = _query_vector(parsed.raw, timings)
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
 
-    def timed(name: str, leg: Any, *args: Any, **kwargs: Any) -> Any:
-        def call() -> tuple[str, Any, float]:
-            t = time.perf_counter()
-            return name, leg(*args, **kwargs), time.perf_counter() - t
-
-        return call
-
-    def translated_words() -> list[ChunkHit]:
-        hits: list[ChunkHit] = []
-        for target, text in query_translations(parsed.raw, query_language).items():
-            if filters.language and filters.language != target:
-                continue  # the user asked for another language's pages only
-            target_filters = Filters(space=filters.space, language=target)
-            hits += keyword_leg(parse_query(text), visible, target_filters, depth)
-        return hits
-
     calls = []
     if use_keywords:
-        calls.append(timed("keyword", keyword_leg, parsed, visible, filters, depth))
+        calls.append(_timed("keyword", keyword_leg, parsed, visible, filters, depth))
     centred = centred_query(embedding, model, query_language, filters) if embedding and cross_language else None
     if embedding is not None and exact and centred is not None:
         # Exact search reads every visible row: both vector lists come from one scan (timed as "vector").
-        calls.append(timed("vector", exact_vector_lists, embedding, centred, model, visible, filters, depth))
+        calls.append(_timed("vector", exact_vector_lists, embedding, centred, model, visible, filters, depth))
     elif embedding is not None:
-        calls.append(timed("vector", vector_leg, embedding, model, visible, filters, depth, exact))
+        calls.append(_timed("vector", vector_leg, embedding, model, visible, filters, depth, exact))
         if centred is not None:
             args = (embedding, model, query_language, visible, filters, depth, exact)
-            calls.append(timed("crosslang", crosslang_leg, *args, centred=centred))
+            calls.append(_timed("crosslang", crosslang_leg, *args, centred=centred))
     if use_keywords and cross_language and not exact_request:
-        calls.append(timed("translate", translated_words))
+        calls.append(_timed("translate", translated_keyword_leg, parsed, query_language, visible, filters, depth))
     # Independent lists over the same visible set: side by side when allowed (search/parallel.py).
     lists: dict[str, Any] = {}
     for name, hits, seconds in parallel.run_all(calls):

@@ -32,11 +32,6 @@ MEANS_TTL_S = 600
 PARTITION_EXACT_CHUNKS = 2_000
 
 
-def language_means(model: str) -> dict[str, np.ndarray]:
-    """Mean embedding per chunk language for ``model`` (cached; recomputed every few minutes)."""
-    return {lang: mean for lang, (mean, _n) in language_stats(model).items()}
-
-
 def language_stats(model: str) -> dict[str, tuple[np.ndarray, int]]:
     """(mean embedding, chunk count) per language with enough chunks for ``model`` (cached)."""
     key = f"crosslang:means:{model}"

@@ -113,7 +113,9 @@ def refresh_index_statistics() -> None:
     print(f"(lexeme statistics refreshed: {count} lexemes in {time.monotonic() - started:.1f} s)", flush=True)
     from django.core.cache import cache
 
-    cache.delete_many([f"crosslang:means:{m}" for m in _embedding_models()])
+    from search.crosslang import means_cache_key
+
+    cache.delete_many([means_cache_key(m) for m in _embedding_models()])
     try:
         from search.services import lexicon_build
     except ImportError:  # an index without word translation

@@ -830,8 +830,9 @@ def _plan(sql: str, params: Any, settings: Sequence[str]) -> str:
 def _auto_path(visible: list[int]) -> tuple[int, bool]:
     """(estimated visible chunks, exact?) as retrieve() decides under exact=None."""
     from search import retrieval
+    from search.visibility import VisiblePages
 
-    estimate = retrieval._visible_share(visible)[0] if hasattr(retrieval, "_visible_share") else -1
+    estimate = VisiblePages(visible).estimate[0]
     return estimate, bool(retrieval.use_exact_scan(visible))
 
 

@@ -32,9 +32,13 @@ MEANS_TTL_S = 600
 PARTITION_EXACT_CHUNKS = 2_000
 
 
+def means_cache_key(model: str) -> str:
+    return f"crosslang:means:v2:{model}"  # v2: parsed arrays (v1 held text)
+
+
 def language_stats(model: str) -> dict[str, tuple[np.ndarray, int]]:
     """(mean embedding, chunk count) per language with enough chunks for ``model`` (cached)."""
-    key = f"crosslang:means:{model}"
+    key = means_cache_key(model)
     cached = cache.get(key)
     if cached is None:
         with connection.cursor() as cursor:
@@ -43,13 +47,13 @@ def language_stats(model: str) -> dict[str, tuple[np.ndarray, int]]:
                 " WHERE embedding_model = %s AND embedding IS NOT NULL GROUP BY language",
                 [model],
             )
-            cached = {lang: (vec, int(n)) for lang, vec, n in cursor.fetchall()}
+            # Parsed once here, not on every search that reads the cache.
+            cached = {
+                lang: (np.array([float(x) for x in text.strip("[]").split(",")], dtype=np.float32), int(n))
+                for lang, text, n in cursor.fetchall()
+            }
         cache.set(key, cached, MEANS_TTL_S)
-    return {
-        lang: (np.array([float(x) for x in text.strip("[]").split(",")], dtype=np.float32), n)
-        for lang, (text, n) in cached.items()
-        if n >= MIN_CHUNKS_PER_LANGUAGE
-    }
+    return {lang: (mean, n) for lang, (mean, n) in cached.items() if n >= MIN_CHUNKS_PER_LANGUAGE}
 
 
 @dataclass

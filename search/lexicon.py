@@ -61,11 +61,14 @@ def vocabulary() -> dict[str, Counter[str]]:
         cursor.execute("SELECT language, heading, text FROM search_chunk WHERE language = ANY(%s)", [list(LANGUAGES)])
         while rows := cursor.fetchmany(2000):
             for language, heading, text in rows:
-                stop = STOPWORDS[language]
-                counts[language].update(
-                    {w for w in words(f"{heading}\n{text}") if len(w) >= 3 and w not in stop and not w.isdigit()}
-                )
+                counts[language].update(set(_content_words(f"{heading}\n{text}", language)))
     return {language: Counter(dict(c.most_common(MAX_WORDS_PER_LANGUAGE))) for language, c in counts.items()}
+
+
+def _content_words(text: str, language: str) -> list[str]:
+    """The words that are vocabulary (and get translated): no stop-words, numbers or 1-2 letter words."""
+    stop = STOPWORDS[language]
+    return [w for w in words(text) if len(w) >= 3 and w not in stop and not w.isdigit()]
 
 
 def build_lexicon(embedder: Embedder, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
@@ -175,8 +178,8 @@ def _table(model: str, language: str, stamp: int) -> _Table | None:
     if rows:
         matrix = np.stack([np.frombuffer(bytes(raw), dtype=">f4", offset=4) for _w, raw in rows]).astype(np.float32)
         mean = matrix.mean(axis=0)
-        vocabulary = [w for w, _v in rows]
-        table = _Table(vocabulary, {w: i for i, w in enumerate(vocabulary)}, mean, _unit(matrix - mean))
+        table_words = [w for w, _v in rows]
+        table = _Table(table_words, {w: i for i, w in enumerate(table_words)}, mean, _unit(matrix - mean))
     with _lock:
         _tables[key] = (stamp, table)
     return table
@@ -198,9 +201,7 @@ def translate_words(text: str, source: str, target: str, embedder: Embedder) -> 
     """The query's content words, each replaced by its nearest ``target`` word; None if none is close."""
     if source == target or source not in LANGUAGES or target not in LANGUAGES:
         return None
-    stop = STOPWORDS[source]
-    query_words = list(dict.fromkeys(w for w in words(text) if len(w) >= 3 and w not in stop and not w.isdigit()))
-    query_words = query_words[:MAX_QUERY_WORDS]
+    query_words = list(dict.fromkeys(_content_words(text, source)))[:MAX_QUERY_WORDS]
     if not query_words:
         return None
     version = _version()

@@ -204,11 +204,6 @@ def keyword_leg(
 # --- vector leg ------------------------------------------------------------------
 
 
-def _visible_share(visible: VisiblePages | list[int]) -> tuple[int, float]:
-    """(visible chunks, visible share of all chunks), estimated once per visible set."""
-    return as_visible(visible).estimate
-
-
 def use_exact_scan(visible: VisiblePages | list[int]) -> bool:
     """Exact search when the visible set is small or a small share of the index.
 
@@ -216,8 +211,18 @@ def use_exact_scan(visible: VisiblePages | list[int]) -> bool:
     neighbours are discarded and recall drops, while an exact scan over a few
     thousand visible rows is fast. With most rows visible, HNSW wins.
     """
-    chunks, share = _visible_share(visible)
+    chunks, share = as_visible(visible).estimate
     return chunks <= EXACT_SCAN_ALWAYS_CHUNKS or (share <= EXACT_SCAN_MAX_SHARE and chunks <= EXACT_SCAN_MAX_CHUNKS)
+
+
+def _vector_literal(vector: list[float]) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+def _exact_scan_visibility(visible: VisiblePages, filters: Filters) -> tuple[str, list[Any]]:
+    """The visibility test of an exact scan: rows are fetched by page (ids the page_id index can
+    serve), or by language for one language's partition (the chunk_language index)."""
+    return visible.clause("c.page_id", index=not filters.language)
 
 
 def vector_leg(
@@ -235,13 +240,12 @@ def vector_leg(
     filter_sql, filter_params = filters.sql()
     if exact is None:
         exact = len(vector) != HNSW_DIMENSIONS or use_exact_scan(visible)
-    literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+    literal = _vector_literal(vector)
     if exact:
         # Ordered by the raw column, which no HNSW index matches (they index embedding::vector(384)):
-        # the visible rows are fetched (by page, or by language for one language's partition) and
-        # sorted exactly. No MATERIALIZED copy of the rows: copying 1.5 kB vectors cost more than
-        # the search (10 % of 100k chunks: 25 -> 9 ms).
-        visible_sql, visible_params = visible.clause("c.page_id", index=not filters.language)
+        # the visible rows are fetched and sorted exactly. No MATERIALIZED copy of the rows: copying
+        # 1.5 kB vectors cost more than the search (10 % of 100k chunks: 25 -> 9 ms).
+        visible_sql, visible_params = _exact_scan_visibility(visible, filters)
         sql = f"""
             SELECT c.id, c.page_id, c.embedding <=> %s::vector AS distance FROM search_chunk c
             WHERE {visible_sql} AND c.embedding_model = %s AND c.embedding IS NOT NULL
@@ -300,7 +304,7 @@ def exact_vector_lists(
     if not visible:
         return [], {}
     filter_sql, filter_params = filters.sql()
-    visible_sql, visible_params = visible.clause("c.page_id", index=True)
+    visible_sql, visible_params = _exact_scan_visibility(visible, filters)
     languages = list(centred.sizes)
     sql = f"""
         WITH scored AS MATERIALIZED (
@@ -318,9 +322,16 @@ def exact_vector_lists(
              ORDER BY centred, id LIMIT %s
          ) p)
     """  # noqa: S608 - composed from our own SQL, values are parameters
-    literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-    unit = "[" + ",".join(f"{x:.7g}" for x in centred.unit) + "]"
-    params = [literal, unit, *visible_params, model, *filter_params, depth, languages, depth]
+    params = [
+        _vector_literal(vector),
+        _vector_literal(centred.unit),
+        *visible_params,
+        model,
+        *filter_params,
+        depth,
+        languages,
+        depth,
+    ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -399,11 +410,8 @@ def fuse(
     return pages
 
 
-def _query_vector(text: str, timings: dict[str, float]) -> tuple[list[float] | None, str]:
-    """(query embedding or None, model name); None: no embedder, or it failed."""
-    embedder = query_embedder()
-    if embedder is None:
-        return None, ""
+def _query_vector(text: str, embedder: Any, timings: dict[str, float]) -> list[float] | None:
+    """The query embedding, or None if the embedder failed."""
     t = time.perf_counter()
     try:
         embedding = query_embedding(text, embedder)
@@ -411,7 +419,7 @@ def _query_vector(text: str, timings: dict[str, float]) -> tuple[list[float] | N
         logger.warning("query embedding failed, keyword results only: %s", exc)
         embedding = None
     timings["embed"] = time.perf_counter() - t
-    return embedding, embedder.model_name
+    return embedding
 
 
 def _timed(name: str, leg: Any, *args: Any, **kwargs: Any) -> Callable[[], tuple[str, Any, float]]:
@@ -425,11 +433,16 @@ def _timed(name: str, leg: Any, *args: Any, **kwargs: Any) -> Callable[[], tuple
 
 
 def translated_keyword_leg(
-    parsed: ParsedQuery, query_language: str, visible: VisiblePages, filters: Filters, depth: int = LEG_DEPTH
+    parsed: ParsedQuery,
+    query_language: str,
+    visible: VisiblePages,
+    filters: Filters,
+    depth: int = LEG_DEPTH,
+    embedder: Any = None,
 ) -> list[ChunkHit]:
     """The keyword leg over the query translated into each other handbook language (its pages only)."""
     hits: list[ChunkHit] = []
-    for target, text in query_translations(parsed.raw, query_language).items():
+    for target, text in query_translations(parsed.raw, query_language, embedder).items():
         if filters.language and filters.language != target:
             continue  # the user asked for another language's pages only
         hits += keyword_leg(parse_query(text), visible, Filters(space=filters.space, language=target), depth)
@@ -461,10 +474,14 @@ def retrieve(
 
     # Phrases and exclusions are exact-match requests: meaning-based hits and translations would ignore them.
     exact_request = bool(parsed.phrases or parsed.excluded)
-    embedding, model = None, ""
-    if use_vectors and not exact_request:
+    translate = use_keywords and cross_language and not exact_request
+    # Read once: the vector lists and the word translation both use it.
+    embedder = query_embedder() if (use_vectors or translate) and not exact_request else None
+    model = embedder.model_name if embedder else ""
+    embedding = None
+    if use_vectors and embedder is not None:
         # Before the lists start: the model's threads and Postgres would fight over the same cores.
-        embedding, model = _query_vector(parsed.raw, timings)
+        embedding = _query_vector(parsed.raw, embedder, timings)
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
 
     calls = []
@@ -473,21 +490,23 @@ def retrieve(
     centred = centred_query(embedding, model, query_language, filters) if embedding and cross_language else None
     if embedding is not None and exact and centred is not None:
         # Exact search reads every visible row: both vector lists come from one scan (timed as "vector").
-        calls.append(_timed("vector", exact_vector_lists, embedding, centred, model, visible, filters, depth))
+        calls.append(_timed("vectors", exact_vector_lists, embedding, centred, model, visible, filters, depth))
     elif embedding is not None:
         calls.append(_timed("vector", vector_leg, embedding, model, visible, filters, depth, exact))
         if centred is not None:
             args = (embedding, model, query_language, visible, filters, depth, exact)
             calls.append(_timed("crosslang", crosslang_leg, *args, centred=centred))
-    if use_keywords and cross_language and not exact_request:
-        calls.append(_timed("translate", translated_keyword_leg, parsed, query_language, visible, filters, depth))
+    if translate:
+        args = (parsed, query_language, visible, filters, depth, embedder)
+        calls.append(_timed("translate", translated_keyword_leg, *args))
     # Independent lists over the same visible set: side by side when allowed (search/parallel.py).
     lists: dict[str, Any] = {}
     for name, hits, seconds in parallel.run_all(calls):
         lists[name], timings[name] = hits, seconds
-    if isinstance(lists.get("vector"), tuple):  # the one-scan exact lists
+    if "vectors" in lists:  # the one-scan exact lists: timed as the vector leg, the merge as crosslang
         t = time.perf_counter()
-        lists["vector"], per_language = lists["vector"]
+        lists["vector"], per_language = lists.pop("vectors")
+        timings["vector"] = timings.pop("vectors")
         lists["crosslang"] = merge_partitions(per_language, centred, depth)
         timings["crosslang"] = time.perf_counter() - t
     keyword, vector = lists.get("keyword", []), lists.get("vector", [])

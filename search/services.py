@@ -64,7 +64,7 @@ def lexicon_enqueue_if_stale() -> bool:
     from search.lexicon import lexicon_is_stale
 
     embedder = query_embedder()
-    if embedder is None or not settings.SEARCH_WORD_TRANSLATION or not lexicon_is_stale(embedder.model_name):
+    if embedder is None or not lexicon_is_stale(embedder.model_name):
         return False
     return lexicon_enqueue()
 

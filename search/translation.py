@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -32,25 +33,28 @@ def translation_enabled() -> bool:
     return llm_configured() and settings.SEARCH_TRANSLATE_QUERIES
 
 
-def query_translations(text: str, source: str) -> dict[str, str]:
-    """The query in each other handbook language it could be translated into: {language: text}."""
+def query_translations(text: str, source: str, embedder: Any = None) -> dict[str, str]:
+    """The query in each other handbook language it could be translated into: {language: text}.
+
+    ``embedder``: the serving query embedder, if the caller already has it (word translation).
+    """
     translations: dict[str, str] = {}
     for target in LANGUAGE_NAMES:
         if target == source:
             continue
         translated = translate_query(text, source, target) if translation_enabled() else None
         if translated is None and settings.SEARCH_WORD_TRANSLATION:
-            translated = _word_translation(text, source, target)
+            translated = _word_translation(text, source, target, embedder)
         if translated:
             translations[target] = translated
     return translations
 
 
-def _word_translation(text: str, source: str, target: str) -> str | None:
+def _word_translation(text: str, source: str, target: str, embedder: Any = None) -> str | None:
     from search.embedding_switch import query_embedder
     from search.lexicon import translate_words
 
-    embedder = query_embedder()
+    embedder = embedder or query_embedder()
     if embedder is None:
         return None
     try:

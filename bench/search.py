@@ -817,12 +817,12 @@ def _capture_sql(call: Callable[[], Any]) -> tuple[Any, list[tuple[str, Any]]]:
     return result, captured
 
 
-def _plan(sql: str, params: Any, settings: Sequence[str]) -> str:
+def _plan(sql: str, params: Any, settings: Sequence[tuple[str, Any]]) -> str:
     from django.db import connection, transaction
 
     with transaction.atomic(), connection.cursor() as cursor:
-        for statement in settings:
-            cursor.execute(statement)
+        for statement, statement_params in settings:
+            cursor.execute(statement, statement_params)
         cursor.execute("EXPLAIN " + sql, params)
         return "\n".join(r[0] for r in cursor.fetchall())
 
@@ -879,7 +879,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
             )
         )
         statement = next((s, p) for s, p in captured if "ORDER BY distance" in s)
-        plan = _plan(statement[0], statement[1], [s for s, _p in captured if s.startswith("SET LOCAL")])
+        plan = _plan(statement[0], statement[1], [(s, p) for s, p in captured if "set_config" in s])
         out[label] = {
             "visible_chunks": visible_chunks,
             "visible_share": visible_chunks / meta["total_chunks"],
@@ -889,7 +889,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
             "latency": {mode: _stats(v) for mode, v in times.items()},
             "forced_hnsw_plan_uses_index": "chunk_embedding_hnsw_384" in plan,
             "forced_hnsw_plan": plan,
-            "ef_search": getattr(retrieval, "HNSW_EF_SEARCH", None),
+            "ef_search": getattr(retrieval, "HNSW_EF_SEARCH", None),  # the plain leg's (centred lists: 400)
         }
     return out
 

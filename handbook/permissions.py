@@ -12,6 +12,7 @@ before ranking and ``LIMIT``, never by dropping rows in Python afterwards.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import EmptyResultSet
@@ -78,7 +79,11 @@ class PageQuerySet(models.QuerySet["Page"]):
             return self.none()
         if user.is_superuser:
             return self.published()
-        return self.published().filter(readable_by_groups_q(user_group_ids(user)))
+        return self.readable_by_groups(user_group_ids(user))
+
+    def readable_by_groups(self, group_ids: list[int]) -> PageQuerySet:
+        """Published pages that members of exactly these groups may read."""
+        return self.published().filter(readable_by_groups_q(group_ids))
 
     def editable_by(self, user: Any) -> PageQuerySet:
         """Pages (drafts included) the user may edit: editors of the space."""
@@ -111,13 +116,26 @@ def readable_by_groups_q(group_ids: list[int]) -> Q:
 
 def visible_page_ids_sql(user: Any) -> tuple[str, tuple[Any, ...]]:
     """``SELECT id FROM page WHERE <visible>`` as SQL + params, for raw retrieval queries."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return _NOTHING
+    # The user's groups are read fresh; the SQL for a set of groups is compiled once (the ORM
+    # took ~1.2 ms a search to build the same statement again).
+    return _readable_ids_sql(None if user.is_superuser else tuple(sorted(user_group_ids(user))))
+
+
+_NOTHING = ("SELECT NULL::bigint AS id WHERE false", ())
+
+
+@lru_cache(maxsize=1024)
+def _readable_ids_sql(group_ids: tuple[int, ...] | None) -> tuple[str, tuple[Any, ...]]:
+    """``visible_page_ids_sql`` for a superuser (``None``) or a member of exactly ``group_ids``."""
     from handbook.models import Page
 
-    query = Page.objects.visible_to(user).order_by().values("id").query
+    pages = Page.objects.published() if group_ids is None else Page.objects.readable_by_groups(list(group_ids))
     try:
-        sql, params = query.sql_with_params()
-    except EmptyResultSet:  # nothing is visible (anonymous, inactive, or no groups)
-        return "SELECT NULL::bigint AS id WHERE false", ()
+        sql, params = pages.order_by().values("id").query.sql_with_params()
+    except EmptyResultSet:  # nothing is visible (no groups)
+        return _NOTHING
     return sql, tuple(params)
 
 

@@ -1,7 +1,7 @@
 """Run a search's retrieval lists side by side, each on its own database connection.
 
-The keyword leg, the vector leg, the language-centred list and the translated
-keyword pass are independent statements over the same visible set: run one
+The keyword leg, the vector leg, each language partition of the language-centred
+list and the translated keyword pass are independent statements over the same visible set: run one
 after another they add up, run together the search takes about as long as the
 slowest (Postgres does the work; Python mostly waits). Each pool thread keeps its own
 Django connection between searches (opening one costs as much as a leg).
@@ -25,7 +25,7 @@ from django.db import close_old_connections, connection, connections
 
 T = TypeVar("T")
 
-WORKERS = 3  # + the calling thread: a search's four lists at once
+WORKERS = 3  # + the calling thread; with two partitions a search has five lists: a 5th thread was slower on 2 cores
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None

@@ -277,6 +277,34 @@ def test_visible_page_ids_sql_follows_group_changes(world):  # type: ignore[no-u
     assert _run(sql, params) == {world["public"].pk, world["restricted"].pk}
 
 
+@pytest.mark.parametrize("name", ["viewer", "editor", "payroll", "payroll_only", "nobody", "root"])
+def test_visible_pages_for_search_match_the_queryset(world, name):  # type: ignore[no-untyped-def]
+    from search.visibility import VisiblePages, visible_pages
+
+    user = world[name]
+    visible = visible_pages(user)  # what a search filters with, and its plan estimate, in one statement
+    assert set(visible) == visible_ids(user)
+    assert visible.estimate == VisiblePages(visible.ids).estimate
+
+
+def test_visible_pages_follow_membership_and_restriction_changes(world):  # type: ignore[no-untyped-def]
+    """The SQL for a set of groups is compiled once; who is in which group, and which pages are
+    restricted, are still read on every call."""
+    from search.visibility import visible_pages
+
+    viewer, payroll = world["viewer"], Group.objects.get(name="payroll")
+    before = set(visible_pages(viewer))
+    assert world["restricted"].pk not in before
+    viewer.groups.add(payroll)
+    assert set(visible_pages(viewer)) == before | {world["restricted"].pk}
+    viewer.groups.remove(payroll)
+    assert set(visible_pages(viewer)) == before
+    page_set_restrictions(page=world["public"], groups=[payroll])
+    assert world["public"].pk not in set(visible_pages(viewer))
+    page_set_restrictions(page=world["public"], groups=[])
+    assert set(visible_pages(viewer)) == before
+
+
 @pytest.mark.parametrize("kind", ["anonymous", "inactive"])
 def test_visible_page_ids_sql_for_users_who_see_nothing(world, kind):  # type: ignore[no-untyped-def]
     user = AnonymousUser() if kind == "anonymous" else world["viewer"]

@@ -79,3 +79,36 @@ def test_inside_a_transaction_the_lists_run_in_the_callers_thread(world):  # typ
             [lambda: calls.append(threading.current_thread().name), lambda: threading.current_thread().name]
         )
     assert results[1] == threading.current_thread().name and calls == [threading.current_thread().name]
+
+
+def test_language_partitions_walk_side_by_side_and_merge_into_one_list(world, monkeypatch, settings):  # type: ignore[no-untyped-def]
+    """Through the graphs (not exact), each language partition is its own pool task; merged, they are
+    exactly the list ``crosslang_leg`` computes in one call."""
+    from django.core.cache import cache
+
+    from handbook.permissions import visible_page_ids
+    from search import crosslang
+    from search.embedding_switch import query_embedder
+    from search.text import detect_language
+
+    monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
+    monkeypatch.setattr(crosslang, "PARTITION_EXACT_CHUNKS", 0)
+    monkeypatch.setattr(retrieval, "use_exact_scan", lambda visible: False)
+    cache.clear()
+    query = "travail à distance"
+    embedder = query_embedder()
+    vector = embedder.embed_query(query)
+    expected = crosslang.crosslang_leg(
+        vector, embedder.model_name, detect_language(query), visible_page_ids(world["bob"]), retrieval.Filters(), 100
+    )
+    assert expected
+
+    def crosslang_ranks(result):  # type: ignore[no-untyped-def]
+        return sorted((h.crosslang_rank, h.chunk_id) for p in result.pages for h in p.chunks if h.crosslang_rank)
+
+    side_by_side = retrieve(query, world["bob"])
+    assert crosslang_ranks(side_by_side) == [(h.crosslang_rank, h.chunk_id) for h in expected]
+    assert "crosslang" in side_by_side.timings and not [k for k in side_by_side.timings if ":" in k]
+    settings.SEARCH_PARALLEL_LEGS = False
+    one_by_one = retrieve(query, world["bob"])
+    assert [(p.page_id, p.score) for p in one_by_one.pages] == [(p.page_id, p.score) for p in side_by_side.pages]

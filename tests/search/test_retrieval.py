@@ -383,6 +383,39 @@ def test_exact_and_hnsw_paths_agree(hybrid):  # type: ignore[no-untyped-def]
     assert exact[0].vector_distance == pytest.approx(approx[0].vector_distance, abs=1e-5)
 
 
+def test_hnsw_walks_use_their_own_candidate_breadth(hybrid, monkeypatch):  # type: ignore[no-untyped-def]
+    """The plain leg walks the graph with HNSW_EF_SEARCH; the language-centred partitions with their
+    wider PARTITION_EF_SEARCH (translated questions rely on them alone)."""
+    from search import crosslang, retrieval
+
+    monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)  # both languages get a partition…
+    monkeypatch.setattr(crosslang, "PARTITION_EXACT_CHUNKS", 0)  # …walked through its graph
+    embedder = get_embedder()
+    vector = embedder.embed_query("badges for the car park")
+    visible = visible_page_ids(hybrid["alice"])
+    seen: list[str] = []
+
+    def capture(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if "set_config('hnsw.ef_search'" in sql:
+            seen.append(params[0])
+        elif "ORDER BY distance" in sql and seen:  # the walk itself runs under the settings just made
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT current_setting('hnsw.ef_search'), current_setting('enable_seqscan')")
+                seen.append("%s/%s" % cursor.fetchone())
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        assert vector_leg(vector, embedder.model_name, visible, Filters(), exact=False)
+    assert seen == [str(retrieval.HNSW_EF_SEARCH), f"{retrieval.HNSW_EF_SEARCH}/off"]
+    seen.clear()
+    with connection.execute_wrapper(capture):
+        crosslang.crosslang_leg(vector, embedder.model_name, "en", visible, Filters(), 10, exact=False)
+    partitions = len(crosslang.language_stats(embedder.model_name))
+    assert partitions == 2
+    assert seen == [str(crosslang.PARTITION_EF_SEARCH), f"{crosslang.PARTITION_EF_SEARCH}/off"] * partitions
+    assert crosslang.PARTITION_EF_SEARCH > retrieval.HNSW_EF_SEARCH
+
+
 # --- permissions inside both legs ------------------------------------------------------
 
 

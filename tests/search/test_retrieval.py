@@ -401,7 +401,8 @@ def test_hnsw_walks_use_their_own_candidate_breadth(hybrid, monkeypatch):  # typ
         elif "ORDER BY distance" in sql and seen:  # the walk itself runs under the settings just made
             with connection.cursor() as cursor:
                 cursor.execute("SELECT current_setting('hnsw.ef_search'), current_setting('enable_seqscan')")
-                seen.append("%s/%s" % cursor.fetchone())
+                ef_search, seqscan = cursor.fetchone()
+                seen.append(f"{ef_search}/{seqscan}")
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(capture):

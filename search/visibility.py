@@ -28,10 +28,12 @@ ARRAY_MAX_IDS = 1000  # above this many pages, the bitmap form is cheaper to par
 class VisiblePages:
     """An immutable set of page ids with its SQL membership tests."""
 
-    def __init__(self, ids: Iterable[int], *, estimate: tuple[int, float] | None = None) -> None:
-        # numpy: sorting and deduplicating thousands of ids in Python took ~1 ms a search.
-        self._array = np.unique(np.asarray(ids if isinstance(ids, list | np.ndarray) else list(ids), dtype=np.int64))
-        self.ids: list[int] = self._array.tolist()
+    def __init__(
+        self, ids: Iterable[int], *, estimate: tuple[int, float] | None = None, sorted_unique: bool = False
+    ) -> None:
+        """``sorted_unique``: the caller guarantees ascending ids without repeats (taken as they are:
+        sorting thousands of ids again cost ~0.8 ms a search)."""
+        self.ids: list[int] = ids if sorted_unique and isinstance(ids, list) else sorted({int(i) for i in ids})
         if estimate is not None:
             self.__dict__["estimate"] = estimate  # already known (``visible_pages``): no second query
 
@@ -50,7 +52,7 @@ class VisiblePages:
         if not self.ids:
             return b"\x00"
         bits = np.zeros((self.ids[-1] // 8 + 1) * 8, dtype=np.uint8)
-        bits[self._array] = 1
+        bits[np.array(self.ids, dtype=np.int64)] = 1
         return np.packbits(bits, bitorder="little").tobytes()
 
     @cached_property
@@ -100,10 +102,11 @@ def visible_pages(user: Any) -> VisiblePages:
 
     sql, params = visible_page_ids_sql(user)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT (SELECT array_agg(id) FROM ({sql}) AS v), {ESTIMATE_SQL}", params)  # noqa: S608
+        # Sorted here (ids are primary keys: no repeats), so VisiblePages takes the list as it is.
+        cursor.execute(f"SELECT (SELECT array_agg(id ORDER BY id) FROM ({sql}) AS v), {ESTIMATE_SQL}", params)  # noqa: S608
         ids, all_pages, chunk_rows = cursor.fetchone()
     ids = ids or []
-    return VisiblePages(ids, estimate=_estimate(len(ids), all_pages, chunk_rows))
+    return VisiblePages(ids, estimate=_estimate(len(ids), all_pages, chunk_rows), sorted_unique=True)
 
 
 def as_visible(visible: VisiblePages | Iterable[int]) -> VisiblePages:

@@ -217,17 +217,18 @@ def test_candidates_are_the_rarest_words_that_fit_the_cap(monkeypatch):  # type:
     from search import retrieval
     from search.lexemes import TermWeight
 
-    monkeypatch.setattr(retrieval, "KEYWORD_CANDIDATE_CAP", 10)
     terms = [
         TermWeight("common", 1.0, 50),
         TermWeight("rare", 3.0, 3),
         TermWeight("mid", 2.0, 5),
         TermWeight("b", 2.5, 4),
     ]
-    assert [t.term for t in retrieval._candidate_terms(terms)] == ["rare", "b"]  # 3 + 4 fit, + 5 does not
+    assert [t.term for t in retrieval._candidate_terms(terms, 10)] == ["rare", "b"]  # 3 + 4 fit, + 5 does not
+    assert [t.term for t in retrieval._candidate_terms(terms, 12)] == ["rare", "b", "mid"]
     # Every word more common than the cap: the rarest one still brings candidates.
-    assert [t.term for t in retrieval._candidate_terms([TermWeight("x", 1.0, 50), TermWeight("y", 1.0, 20)])] == ["y"]
-    assert retrieval._candidate_terms([]) == []
+    two = [TermWeight("x", 1.0, 50), TermWeight("y", 1.0, 20)]
+    assert [t.term for t in retrieval._candidate_terms(two, 10)] == ["y"]
+    assert retrieval._candidate_terms([], 10) == []
 
 
 def test_a_tight_cap_keeps_the_chunks_of_the_rarest_word(kw, monkeypatch):  # type: ignore[no-untyped-def]
@@ -239,6 +240,9 @@ def test_a_tight_cap_keeps_the_chunks_of_the_rarest_word(kw, monkeypatch):  # ty
     monkeypatch.setattr(retrieval, "KEYWORD_CANDIDATE_CAP", 1)
     tight = kw_leg(kw, "parking garage")
     assert [h.page_id for h in tight] == [kw["ids"]["parking"]]  # the rare word's chunk, not a sample
+    # A pass's own cap (the translated query's) wins over the default.
+    visible = visible_page_ids(kw["bob"])
+    assert {h.page_id for h in keyword_leg(parse_query("parking garage"), visible, Filters(), cap=1000)} == wide
 
 
 def test_fuse_rrf_math():

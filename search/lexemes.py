@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from search.models import LexemeStat
-
 logger = logging.getLogger(__name__)
 
 # Postgres text-search configuration of each chunk language; others use "simple".
@@ -69,10 +67,6 @@ def refresh_after_indexing() -> None:
         refresh_lexeme_stats()
 
 
-def _totals() -> dict[str, int]:
-    return dict(LexemeStat.objects.filter(lexeme="").values_list("language", "ndoc"))
-
-
 @dataclass(frozen=True)
 class TermWeight:
     term: str  # the folded word the user typed
@@ -84,23 +78,24 @@ def term_weights(terms: list[str]) -> dict[str, list[TermWeight]]:
     """Per chunk language ("en", "fr", "other"): the terms that survive stop-words, with their IDF."""
     if not terms:
         return {}
-    totals = _totals()
     with connection.cursor() as cursor:
+        # The language totals (lexeme '') come in the same statement: one round trip per keyword pass.
         cursor.execute(
             """
-            SELECT t.term, l.lang, COALESCE(s.ndoc, 0)
+            SELECT t.term, l.lang, COALESCE(s.ndoc, 0), COALESCE(total.ndoc, 0)
             FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, pos)
             CROSS JOIN (VALUES ('en', 'english'), ('fr', 'french'), ('other', 'simple')) AS l(lang, cfg)
             CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(l.cfg::regconfig, t.term))) AS lex
             LEFT JOIN search_lexemestat s ON s.language = l.lang AND s.lexeme = lex
+            LEFT JOIN search_lexemestat total ON total.language = l.lang AND total.lexeme = ''
             ORDER BY t.pos
             """,
             [terms],
         )
         rows = cursor.fetchall()
     weights: dict[str, dict[str, TermWeight]] = {}
-    for term, lang, ndoc in rows:
-        n = max(totals.get(lang, 0), ndoc, 1)
+    for term, lang, ndoc, total in rows:
+        n = max(total, ndoc, 1)
         idf = math.log(1 + (n - ndoc + 0.5) / (ndoc + 0.5))
         known = weights.setdefault(lang, {}).get(term)
         # A word that splits into several lexemes keeps its rarest one.

@@ -30,8 +30,8 @@ MEANS_TTL_S = 600
 # A partition this small (visible chunks) is scanned exactly (~2 ms); larger ones walk their own
 # HNSW graph (partial index per language, migration 0009).
 PARTITION_EXACT_CHUNKS = 2_000
-# hnsw.ef_search of the partition walks. Lower costs translated questions, which rely on this list
-# alone: HNSW forced on dev-crosslang, 400 -> 200: etalab 0.644 -> 0.612, betagouv 0.469 -> 0.444.
+# hnsw.ef_search of the partition walks: translated questions rely on this list. 300 measured the
+# same on dev-crosslang (HNSW forced) and no faster beyond noise at 100k chunks; 250 lost a question.
 PARTITION_EF_SEARCH = 400
 
 

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "handbook",
     "search",
     "summaries",
+    "accounts",
 ]
 
 MIDDLEWARE = [

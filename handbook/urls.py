@@ -34,4 +34,5 @@ urlpatterns = [
     path("spaces/<slug:space_slug>/<slug:page_slug>/", include(page_patterns)),
     path("", include("search.urls")),
     path("admin/", admin.site.urls),
+    path("", include("accounts.urls")),
 ]

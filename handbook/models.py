@@ -131,3 +131,7 @@ class SlugRedirect(models.Model):
 
     def __str__(self) -> str:
         return f"/spaces/{self.space_slug}/{self.page_slug}/ → {self.page_id}"
+
+
+# Attachments live in their own module; importing them here registers the model with the app.
+from handbook.attachments.models import Attachment  # noqa: E402, F401

@@ -164,6 +164,35 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
+# --- Attachments ---------------------------------------------------------------
+
+# Files attached to pages go through Django's storage API: local disk under the
+# data directory by default, S3-compatible storage when a bucket is configured.
+# They are never served from a public URL: every download goes through a view
+# that checks the page's permissions (handbook/attachments/views.py).
+ATTACHMENTS_MAX_BYTES = env_int("ATTACHMENTS_MAX_MB", 20, minimum=1, maximum=5000) * 1024 * 1024
+MEDIA_ROOT = Path(env_str("ATTACHMENTS_DIR") or Path(env_str("HANDBOOK_DATA_DIR") or BASE_DIR / "var") / "attachments")
+ATTACHMENTS_S3_BUCKET = env_str("ATTACHMENTS_S3_BUCKET", "")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if ATTACHMENTS_S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": ATTACHMENTS_S3_BUCKET,
+            "endpoint_url": env_url("ATTACHMENTS_S3_ENDPOINT_URL", schemes=("http", "https")) or None,
+            "region_name": env_str("ATTACHMENTS_S3_REGION", "") or None,
+            # Unset keys: boto3's own chain (instance role, AWS_* variables, ~/.aws).
+            "access_key": env_str("ATTACHMENTS_S3_ACCESS_KEY_ID", "") or None,
+            "secret_key": env_str("ATTACHMENTS_S3_SECRET_ACCESS_KEY", "") or None,
+            "location": env_str("ATTACHMENTS_S3_PREFIX", ""),
+            "default_acl": "private",
+            "file_overwrite": False,
+        },
+    }
+
 LANGUAGES = [("en", "English"), ("fr", "Français")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")

@@ -3,6 +3,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.i18n import set_language
 
+from handbook.attachments import views as attachment_views
 from handbook.views import access, accounts, editing, ops, reading
 
 # Space-level actions start with "_": slugify() never produces a leading
@@ -18,6 +19,7 @@ page_patterns = [
     path("move/", editing.page_move, name="page_move"),
     path("delete/", editing.page_delete, name="page_delete"),
     path("access/", access.page_access, name="page_access"),
+    path("attachments/", attachment_views.attachment_upload, name="attachment_upload"),
 ]
 
 urlpatterns = [
@@ -27,6 +29,13 @@ urlpatterns = [
     # The language switcher also works on the login page.
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("healthz", ops.healthz, name="healthz"),
+    # Attachments: random ids, the page's permissions checked on every download.
+    path("attachments/<uuid:attachment_id>/", attachment_views.attachment_download),
+    path(
+        "attachments/<uuid:attachment_id>/<str:filename>",
+        attachment_views.attachment_download,
+        name="attachment_download",
+    ),
     path("preview/", editing.markdown_preview, name="markdown_preview"),
     path("spaces/<slug:space_slug>/", reading.space_detail, name="space_detail"),
     path("spaces/<slug:space_slug>/_new/", editing.page_create, name="page_create"),

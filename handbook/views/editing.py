@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from handbook import services
+from handbook.attachments.editor import upload_from_editor
 from handbook.diff import diff_lines
 from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
 from handbook.markdown import render_markdown
@@ -88,6 +89,8 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
         return _edit_page(request, page, form, latest, preview=_rendered(form.cleaned_data["body"]))
     try:
         result = services.page_save(
+    if action == "upload":  # the file field without JavaScript: nothing is saved, the links join the text
+        return _edit_page(request, page, upload_from_editor(request, page, form), latest)
             page=page,
             title=form.cleaned_data["title"],
             body=form.cleaned_data["body"],

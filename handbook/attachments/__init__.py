@@ -1,0 +1,1 @@
+"""Files attached to pages: stored through Django's storage API, read through the page's permissions."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import unicodedata
+import uuid
 from pathlib import PurePath
 from typing import IO, Any
 
@@ -102,12 +103,18 @@ def _size(stream: IO[bytes]) -> int:
 
 
 @transaction.atomic
-def attachment_create(*, page: Page, stream: IO[bytes], name: str, uploaded_by: Any = None) -> Attachment:
-    """Store ``stream`` as a new attachment of ``page`` (size and type checked first)."""
+def attachment_create(
+    *, page: Page, stream: IO[bytes], name: str, uploaded_by: Any = None, attachment_id: uuid.UUID | None = None
+) -> Attachment:
+    """Store ``stream`` as a new attachment of ``page`` (size and type checked first).
+
+    ``attachment_id`` lets an import write the attachment's address into the page before storing it.
+    """
     name = clean_name(name)
     size = getattr(stream, "size", None) or _size(stream)
     content_type = check_file(name, size)
     attachment = Attachment(
+        id=attachment_id or uuid.uuid4(),
         page=page,
         original_name=name,
         content_type=content_type,
@@ -124,18 +131,9 @@ def attachment_create(*, page: Page, stream: IO[bytes], name: str, uploaded_by: 
     return attachment
 
 
-def attachment_for_content(*, page: Page, path: PurePath | str, uploaded_by: Any = None) -> tuple[Attachment, bool]:
-    """The page's attachment with this file's name and content, created if missing: ``(attachment, created)``.
-
-    Used by imports, so that running one again stores nothing twice.
-    """
-    name = clean_name(str(path))
+def file_sha256(path: PurePath | str) -> str:
     with open(path, "rb") as stream:
-        digest = _sha256(stream)
-        existing = Attachment.objects.filter(page=page, sha256=digest, original_name=name).first()
-        if existing is not None:
-            return existing, False
-        return attachment_create(page=page, stream=stream, name=name, uploaded_by=uploaded_by), True
+        return _sha256(stream)
 
 
 def attachment_delete(*, attachment: Attachment) -> None:

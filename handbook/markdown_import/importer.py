@@ -1,0 +1,429 @@
+"""Import a folder of Markdown into a space: one page per file, the folders as the page tree.
+
+Pages are written through ``handbook.services`` (revisions, publishing,
+reindexing), attachments through ``handbook.attachments.services``. Each page
+remembers its file (``Page.ref`` = ``md:<space>:<path>``), so running the import
+again updates changed pages (one new revision), leaves the others alone, and
+finds the pages whose file is gone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+import frontmatter
+from django.db import transaction
+from django.utils.text import slugify
+
+from handbook.attachments.models import Attachment
+from handbook.attachments.services import (
+    AttachmentRejected,
+    attachment_create,
+    check_file,
+    clean_name,
+    file_sha256,
+)
+from handbook.markdown import markdown_to_text
+from handbook.markdown_import.cleanup import clean_markdown
+from handbook.markdown_import.links import is_external, rewrite_targets
+from handbook.models import LANGUAGES, Page, Space
+from handbook.services import page_create, page_delete, page_save, page_set_parent, page_undelete
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+INDEX_NAMES = ("index.md", "README.md", "readme.md", "_index.md", "index.markdown")
+# Folders a site keeps its tooling, dependencies or build output in: never pages.
+IGNORED_DIRS = {"node_modules", "_site", "site", "public", "dist", "build", "vendor", "__pycache__"}
+# Where generators serve "/x.png" from, besides the root.
+PUBLIC_DIRS = ("", "public", ".vuepress/public", "static", "assets", "src")
+MAX_PAGE_BYTES = 2_000_000
+KNOWN_LANGUAGES = {code for code, _name in LANGUAGES}
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    archived: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # page whose file is gone, kept (no --delete-missing)
+    broken_links: list[tuple[str, str]] = field(default_factory=list)  # (file, target)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    attachments_created: int = 0
+    page_ids: list[int] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.created)} created, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
+            f"{len(self.archived)} archived, {len(self.missing)} missing (not archived), "
+            f"{len(self.broken_links)} broken link(s), {len(self.skipped)} skipped file(s), "
+            f"{self.attachments_created} attachment(s) stored"
+        )
+
+
+@dataclass
+class Source:
+    rel: PurePosixPath
+    title: str
+    language: str
+    body: str  # cleaned, links not yet rewritten
+    ref: str
+    permalink: str | None = None  # the front matter's address, as a key (see _key)
+    page: Page | None = None
+    slug: str = ""
+
+
+def page_ref(space: Space, rel: PurePosixPath) -> str:
+    ref = f"md:{space.slug}:{rel.as_posix()}"
+    return ref if len(ref) <= 480 else f"md:{space.slug}:#{hashlib.sha256(str(rel).encode()).hexdigest()}"
+
+
+def _key(path: str) -> str:
+    """A site path or file path reduced to what both have in common: "a/b/" ~ "a/b.md" ~ "a/b/index.html"."""
+    path = unquote(path).strip().strip("/").lower()
+    for suffix in (".html", ".htm", ".md", ".markdown"):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+            break
+    for index in ("index", "readme", "_index"):
+        if path == index:
+            return ""
+        if path.endswith("/" + index):
+            return path[: -len(index) - 1]
+    return path
+
+
+def _is_index(rel: PurePosixPath) -> bool:
+    return rel.name.lower() in {n.lower() for n in INDEX_NAMES}
+
+
+def _humanize(stem: str) -> str:
+    stem = re.sub(r"^\d+[-_.\s]+", "", stem)  # "2-phase-concertation" → "phase concertation"
+    words = re.sub(r"[-_]+", " ", stem).strip()
+    return words[:1].upper() + words[1:] if words else stem
+
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_SETEXT = re.compile(r"^(\S[^\n]*)\n(=+|-+)[ \t]*$", re.MULTILINE)
+
+
+def _first_heading(body: str) -> str:
+    found = [(m.start(), m.group(2)) for m in _HEADING.finditer(body)]
+    found += [(m.start(), m.group(1)) for m in _SETEXT.finditer(body) if not m.group(1).startswith(("|", "-", "*"))]
+    if not found:
+        return ""
+    text = min(found)[1]
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+def _language(meta: dict[str, Any], body: str) -> str:
+    for name in ("lang", "language", "locale"):
+        value = str(meta.get(name) or "").strip().lower()[:2]
+        if value in KNOWN_LANGUAGES:
+            return value
+    from search.text import detect_language  # the project's one language detector
+
+    return detect_language(markdown_to_text(body)[:5000] or body[:5000], default="en", choices=sorted(KNOWN_LANGUAGES))
+
+
+class MarkdownTreeImport:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        space: Space,
+        delete_missing: bool = False,
+        author: Any = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
+        self.root = root.resolve()
+        self.space = space
+        self.delete_missing = delete_missing
+        self.author = author
+        self.progress = progress or (lambda _name: None)
+        self.report = ImportReport()
+        self.sources: dict[PurePosixPath, Source] = {}
+        self.files: set[PurePosixPath] = set()  # every non-Markdown file of the tree
+        self.by_key: dict[str, PurePosixPath] = {}
+        self.by_permalink: dict[str, PurePosixPath] = {}
+        self.by_suffix: dict[str, PurePosixPath | None] = {}
+
+    # --- reading the tree ----------------------------------------------------------
+
+    def scan(self) -> list[PurePosixPath]:
+        pages = []
+        for path in sorted(self.root.rglob("*")):
+            rel = PurePosixPath(path.relative_to(self.root).as_posix())
+            if any(part.startswith(".") and part != ".vuepress" for part in rel.parts) or any(
+                part in IGNORED_DIRS for part in rel.parts[:-1]
+            ):
+                continue
+            if ".vuepress" in rel.parts and not rel.as_posix().startswith(".vuepress/public/"):
+                continue
+            if not path.is_file():
+                continue
+            if path.suffix.lower() in MARKDOWN_SUFFIXES and ".vuepress" not in rel.parts:
+                pages.append(rel)
+            else:
+                self.files.add(rel)
+        return pages
+
+    def read(self, rel: PurePosixPath) -> Source | None:
+        path = self.root / rel
+        if path.stat().st_size > MAX_PAGE_BYTES:
+            self.report.skipped.append((str(rel), f"larger than {MAX_PAGE_BYTES // 1_000_000} MB"))
+            return None
+        try:
+            raw = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            self.report.skipped.append((str(rel), "not UTF-8 text"))
+            return None
+        try:
+            post = frontmatter.loads(raw)
+            meta, content = dict(post.metadata), post.content
+        except Exception as exc:  # broken YAML: keep the text, drop the block
+            meta, content = {}, re.sub(r"\A---\n.*?\n---\n", "", raw, flags=re.DOTALL)
+            self.report.skipped.append((str(rel), f"front matter unreadable ({type(exc).__name__}), text imported"))
+        if meta.get("permalink") is False or meta.get("published") is False:
+            self.report.skipped.append((str(rel), "not published by the site (permalink/published: false)"))
+            return None
+        body = clean_markdown(content)
+        title = str(meta.get("title") or "").strip() or _first_heading(body)
+        if not title:
+            title = _humanize(rel.parent.name if _is_index(rel) and rel.parent.name else rel.stem) or rel.stem
+        permalink = meta.get("permalink")
+        return Source(
+            rel=rel,
+            title=title[:300],
+            language=_language(meta, body),
+            body=body,
+            ref=page_ref(self.space, rel),
+            permalink=_key(permalink) if isinstance(permalink, str) else None,
+        )
+
+    def index_sources(self) -> None:
+        suffix_hits: dict[str, set[PurePosixPath]] = {}
+        for rel, source in self.sources.items():
+            key = _key(rel.as_posix())
+            self.by_key[key] = rel
+            if source.permalink is not None:
+                self.by_permalink[source.permalink] = rel
+            parts = key.split("/") if key else []
+            for i in range(1, len(parts)):
+                suffix_hits.setdefault("/".join(parts[i:]), set()).add(rel)
+        for key, rels in suffix_hits.items():
+            self.by_suffix[key] = next(iter(rels)) if len(rels) == 1 else None
+
+    # --- links ---------------------------------------------------------------------
+
+    def _find_file(self, candidate: str) -> tuple[str, PurePosixPath] | None:
+        candidate = posixpath.normpath(candidate).lstrip("/")
+        if candidate.startswith("..") or candidate == ".":
+            candidate = "" if candidate == "." else candidate
+            if candidate.startswith(".."):
+                return None
+        rel = PurePosixPath(candidate) if candidate else None
+        if rel is not None and rel in self.sources:
+            return "page", rel
+        if rel is not None and rel in self.files:
+            return "file", rel
+        key = _key(candidate)
+        if key in self.by_key:
+            return "page", self.by_key[key]
+        return None
+
+    def resolve(self, target: str, source: Source) -> tuple[str, PurePosixPath] | None:
+        path = unquote(target.split("#", 1)[0].split("?", 1)[0]).strip()
+        if path.startswith("/"):
+            key = _key(path)
+            if key in self.by_permalink:
+                return "page", self.by_permalink[key]
+            for public in PUBLIC_DIRS:
+                found = self._find_file(posixpath.join(public, path.lstrip("/")))
+                if found:
+                    return found
+            rel = self.by_suffix.get(key)
+            return ("page", rel) if rel else None
+        base = source.rel.parent.as_posix()
+        found = self._find_file(posixpath.join(base, path))
+        if found:
+            return found
+        # Generators publish "a/b.md" at "a/b/": a link relative to that address.
+        url_base = _key(source.rel.as_posix())
+        if not _is_index(source.rel):
+            key = _key(posixpath.normpath(posixpath.join(url_base, path)))
+            if key in self.by_permalink:
+                return "page", self.by_permalink[key]
+            if key in self.by_key:
+                return "page", self.by_key[key]
+        key = _key(posixpath.normpath(posixpath.join(url_base if not _is_index(source.rel) else base, path)))
+        if key in self.by_permalink:
+            return "page", self.by_permalink[key]
+        return None
+
+    def rewrite(self, source: Source, attachments: dict[PurePosixPath, tuple[uuid.UUID, str]]) -> str:
+        """The body with page links pointing at the imported pages and files at the page's attachments."""
+        existing = (
+            {(a.sha256, a.original_name): a for a in Attachment.objects.filter(page=source.page)}
+            if source.page is not None
+            else {}
+        )
+
+        def replace(target: str) -> str | None:
+            if not target or target.startswith("#") or is_external(target):
+                return None
+            anchor = "#" + target.split("#", 1)[1] if "#" in target else ""
+            found = self.resolve(target, source)
+            if found is None:
+                self.report.broken_links.append((str(source.rel), target))
+                return None
+            kind, rel = found
+            if kind == "page":
+                slug = self.sources[rel].slug
+                return f"/spaces/{self.space.slug}/{slug}/{anchor}"
+            if rel not in attachments:
+                name = clean_name(rel.name)
+                try:
+                    size = (self.root / rel).stat().st_size
+                    check_file(name, size)
+                except AttachmentRejected as rejected:
+                    self.report.skipped.append((str(rel), f"linked from {source.rel}: {rejected.messages[0]}"))
+                    attachments[rel] = (uuid.UUID(int=0), "")
+                    return None
+                digest = file_sha256(self.root / rel)
+                known = existing.get((digest, name))
+                attachment_id = known.id if known else uuid.uuid4()
+                url_name = Attachment(original_name=name).url_name
+                attachments[rel] = (attachment_id, f"/attachments/{attachment_id}/{url_name}")
+            attachment_id, url = attachments[rel]
+            return url or None
+
+        return rewrite_targets(source.body, replace)
+
+    # --- writing -------------------------------------------------------------------
+
+    def _predict_slugs(self, existing: dict[str, Page]) -> None:
+        taken = set(Page.objects.filter(space=self.space).values_list("slug", flat=True))
+        for source in self.sources.values():
+            page = existing.get(source.ref)
+            if page is not None:
+                source.page, source.slug = page, page.slug
+        for source in self.sources.values():
+            if source.page is None:
+                base = slugify(source.title)[:180] or "page"
+                slug, n = base, 1
+                while slug in taken:
+                    n += 1
+                    slug = f"{base}-{n}"
+                taken.add(slug)
+                source.slug = slug
+
+    def _save(self, source: Source) -> None:
+        attachments: dict[PurePosixPath, tuple[uuid.UUID, str]] = {}
+        body = self.rewrite(source, attachments)
+        with transaction.atomic():
+            if source.page is None:
+                page = page_create(
+                    space=self.space,
+                    title=source.title,
+                    body=body,
+                    language=source.language,
+                    author=self.author,
+                    ref=source.ref,
+                )
+                source.page = page
+                self.report.created.append(str(source.rel))
+            else:
+                page = source.page
+                was_archived = page.deleted_at is not None
+                if was_archived:
+                    page_undelete(page=page)
+                if page.language != source.language:
+                    Page.objects.filter(pk=page.pk).update(language=source.language)
+                result = page_save(page=page, title=source.title, body=body, author=self.author, note="Imported")
+                source.page = result.page
+                changed = result.revision is not None or was_archived
+                (self.report.updated if changed else self.report.unchanged).append(str(source.rel))
+            known = set(Attachment.objects.filter(page=source.page).values_list("id", flat=True))
+            for rel, (attachment_id, url) in attachments.items():
+                if not url or attachment_id in known:
+                    continue
+                with open(self.root / rel, "rb") as stream:
+                    attachment_create(
+                        page=source.page,
+                        stream=stream,
+                        name=rel.name,
+                        uploaded_by=self.author,
+                        attachment_id=attachment_id,
+                    )
+                self.report.attachments_created += 1
+        self.report.page_ids.append(source.page.pk)
+
+    def _parent_of(self, rel: PurePosixPath) -> PurePosixPath | None:
+        folder = rel.parent.parent if _is_index(rel) else rel.parent
+        if _is_index(rel) and rel.parent == PurePosixPath("."):
+            return None
+        while True:
+            for name in INDEX_NAMES:
+                candidate = folder / name
+                if candidate in self.sources and candidate != rel:
+                    return candidate
+            if folder == PurePosixPath(".") or folder == PurePosixPath(""):
+                return None
+            folder = folder.parent
+
+    def run(self) -> ImportReport:
+        for rel in self.scan():
+            source = self.read(rel)
+            if source is not None:
+                self.sources[rel] = source
+        self.index_sources()
+        prefix = f"md:{self.space.slug}:"
+        existing = {p.ref: p for p in Page.objects.filter(space=self.space, ref__startswith=prefix)}
+        self._predict_slugs(existing)
+        for source in self.sources.values():
+            self.progress(str(source.rel))
+            self._save(source)
+        # A slug taken by someone else in between: rewrite the links to what page_create chose.
+        drifted = [s for s in self.sources.values() if s.page is not None and s.page.slug != s.slug]
+        if drifted:
+            for s in drifted:
+                s.slug = s.page.slug  # type: ignore[union-attr]
+            for source in self.sources.values():
+                self.report.broken_links = [b for b in self.report.broken_links if b[0] != str(source.rel)]
+                page_save(page=source.page, title=source.title, body=self.rewrite(source, {}), author=self.author)
+        for source in self.sources.values():
+            parent_rel = self._parent_of(source.rel)
+            parent = self.sources[parent_rel].page if parent_rel else None
+            if source.page is not None and source.page.parent_id != (parent.pk if parent else None):
+                page_set_parent(page=source.page, parent=parent)
+        seen = {s.ref for s in self.sources.values()}
+        for ref, page in existing.items():
+            if ref in seen or page.deleted_at is not None:
+                continue
+            name = ref[len(prefix) :]
+            if self.delete_missing:
+                page_delete(page=page)
+                self.report.archived.append(name)
+            else:
+                self.report.missing.append(name)
+        return self.report
+
+
+def markdown_tree_import(
+    root: Path,
+    *,
+    space: Space,
+    delete_missing: bool = False,
+    author: Any = None,
+    progress: Callable[[str], None] | None = None,
+) -> ImportReport:
+    return MarkdownTreeImport(root, space=space, delete_missing=delete_missing, author=author, progress=progress).run()

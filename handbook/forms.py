@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import unicodedata
 from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import Group
 from django.core.cache import cache
@@ -22,8 +24,39 @@ logger = logging.getLogger(__name__)
 
 MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 500_000
+# Django's username field holds 150 characters; anything far longer names no account.
+_MAX_USERNAME_CHARS = 600
 
 # --- Login throttling ----------------------------------------------------------
+
+
+def login_identity(username: str) -> str:
+    """One name for every spelling of an account, so all of them share one failure counter.
+
+    Authentication normalises the typed name (NFKC: "ｄavid" and "𝐝avid" log in
+    as "david"), so a counter keyed on the raw text gave each look-alike its own
+    fresh allowance. The name is folded the way Django compares usernames
+    (NFKC, then casefold); when exactly one account answers to it, the account's
+    pk is the identity, whatever spelling reached it.
+    """
+    # Authentication refuses names this long without normalising them (NFKC is
+    # slow on huge input): they cannot log in, so their raw text is key enough.
+    if len(username) > _MAX_USERNAME_CHARS:
+        return "raw:" + hashlib.sha256(username.encode()).hexdigest()
+    folded = unicodedata.normalize("NFKC", username).strip().casefold()
+    if "\x00" in folded:  # no account has one, and Postgres refuses it as a parameter
+        return f"name:{folded}"
+    user_model = get_user_model()
+    field = user_model.USERNAME_FIELD
+    # iexact narrows in SQL; the casefold comparison decides, as Django's own does.
+    candidates = [
+        pk
+        for pk, name in user_model._default_manager.filter(**{f"{field}__iexact": folded}).values_list("pk", field)
+        if unicodedata.normalize("NFKC", str(name)).casefold() == folded
+    ]
+    if len(candidates) == 1:
+        return f"user:{candidates[0]}"
+    return f"name:{folded}"
 
 
 def _login_key(request: Any, username: str) -> str:
@@ -31,7 +64,7 @@ def _login_key(request: Any, username: str) -> str:
     # attacker pick a fresh "IP" per attempt. Behind a proxy this becomes
     # per-username, which still bounds guessing.
     ip = (request.META.get("REMOTE_ADDR") if request is not None else "") or "-"
-    return f"login:{ip}:{username.strip().lower()}"
+    return f"login:{ip}:{login_identity(username)}"
 
 
 def _lock_key(key: str) -> str:

@@ -115,7 +115,7 @@ def page_save(
     latest = page.revisions.order_by("-number").first()
     if base_number is not None and latest is not None and latest.number != base_number:
         raise EditConflict(page, latest, title, body)
-    if latest is not None and latest.title == title and latest.body == body:
+    if latest is not None and _current_title(page, latest) == title and latest.body == body:
         if publish and page.published_revision_id != latest.pk:
             _publish(page, latest, author)
             return SaveResult(page, latest, True)
@@ -125,10 +125,15 @@ def page_save(
     )
     if publish:
         _publish(page, revision, author)
-    else:
-        page.last_editor = author
-        page.save(update_fields=["last_editor", "updated_at"])
+    # A draft leaves the Page row alone: its last editor and update time are what
+    # readers see ("Last edited by", "Recently updated"), and a draft is not theirs to see.
     return SaveResult(page, revision, publish)
+
+
+def _current_title(page: Page, latest: Revision) -> str:
+    """The title an edit starts from: a rename changes the page's title without a
+    revision (see ``page_rename``), so the published revision's own title may be older."""
+    return page.title if latest.pk == page.published_revision_id else latest.title
 
 
 @transaction.atomic
@@ -151,13 +156,36 @@ def page_restore(*, page: Page, revision: Revision, author: Any = None) -> Revis
 
 @transaction.atomic
 def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
+    """Change the title and the address (the old one redirects), nothing else.
+
+    No revision is published: a draft stays a draft and readers keep the
+    published text, now under the new title. A pending draft carries the title
+    it was saved with, which publishing it would bring back, so its text is
+    saved again as a new draft revision under the new title.
+    """
     page = Page.objects.select_for_update().get(pk=page.pk)
+    latest = page.revisions.order_by("-number").first()
+    if latest is not None and latest.pk != page.published_revision_id and latest.title != title:
+        Revision.objects.create(
+            page=page, number=_next_number(page), title=title, body=latest.body, author=author, note="Renamed"
+        )
+    if title == page.title:
+        return page
     new_slug = unique_slug(page.space, title, exclude_pk=page.pk)
     if new_slug != page.slug:
         SlugRedirect.objects.update_or_create(space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page})
         page.slug = new_slug
-        page.save(update_fields=["slug", "updated_at"])
-    return page_save(page=page, title=title, body=page.body, author=author, note="Renamed").page
+    page.title = title
+    fields = ["title", "slug"]
+    if page.is_published:
+        # Readers see the new title at once: for them this is an edit, and the
+        # index holds the title in every chunk's vector.
+        page.last_editor = author
+        fields += ["last_editor", "updated_at"]
+    page.save(update_fields=fields)
+    if page.is_published:
+        _reindex_after_commit(page)
+    return page
 
 
 @transaction.atomic

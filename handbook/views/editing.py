@@ -74,7 +74,9 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
     if request.method != "POST":
         form = PageEditForm(
             initial={
-                "title": latest.title if latest else page.title,
+                # The page's own title when nothing newer than the published text is
+                # pending: a rename changes it without writing a revision.
+                "title": latest.title if latest and latest.pk != page.published_revision_id else page.title,
                 "body": latest.body if latest else page.body,
                 "base_number": latest.number if latest else 0,
             }
@@ -87,10 +89,10 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
     action = request.POST.get("action", "draft")
     if action == "preview":
         return _edit_page(request, page, form, latest, preview=_rendered(form.cleaned_data["body"]))
-    try:
-        result = services.page_save(
     if action == "upload":  # the file field without JavaScript: nothing is saved, the links join the text
         return _edit_page(request, page, upload_from_editor(request, page, form), latest)
+    try:
+        result = services.page_save(
             page=page,
             title=form.cleaned_data["title"],
             body=form.cleaned_data["body"],

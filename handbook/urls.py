@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views.i18n import set_language
 
 from handbook.attachments import views as attachment_views
+from handbook.markdown_import import views as markdown_views
 from handbook.views import access, accounts, editing, ops, reading
 
 # Space-level actions start with "_": slugify() never produces a leading
@@ -40,6 +41,8 @@ urlpatterns = [
     path("spaces/<slug:space_slug>/", reading.space_detail, name="space_detail"),
     path("spaces/<slug:space_slug>/_new/", editing.page_create, name="page_create"),
     path("spaces/<slug:space_slug>/_access/", access.space_access, name="space_access"),
+    path("spaces/<slug:space_slug>/_export/", markdown_views.space_export_zip, name="space_export"),
+    path("spaces/<slug:space_slug>/_links/", markdown_views.space_broken_links, name="space_broken_links"),
     path("spaces/<slug:space_slug>/<slug:page_slug>/", include(page_patterns)),
     path("", include("search.urls")),
     path("admin/", admin.site.urls),

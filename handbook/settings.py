@@ -43,6 +43,8 @@ INSTALLED_APPS = [
     "search",
     "summaries",
     "accounts",
+    "ninja",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -151,6 +153,8 @@ SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")
+# REST API and MCP calls per token (per person for session calls); Ask counts ASK_RATE_LIMIT too.
+API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m")
 
 # --- Auth, i18n, static --------------------------------------------------------
 

@@ -47,4 +47,5 @@ urlpatterns = [
     path("", include("search.urls")),
     path("admin/", admin.site.urls),
     path("", include("accounts.urls")),
+    path("", include("api.urls")),
 ]

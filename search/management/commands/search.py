@@ -77,14 +77,20 @@ def _plain(snippet: str) -> str:
 
 
 def run_search(
-    text: str, user: Any, *, limit: int = DEFAULT_LIMIT, mode: str = "hybrid", snippets: bool = True
+    text: str,
+    user: Any,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+    mode: str = "hybrid",
+    snippets: bool = True,
 ) -> tuple[Retrieval, list[Hit]]:
-    """Retrieve for ``user`` and resolve the top ``limit`` pages. Raises QueryError."""
+    """Retrieve for ``user`` and resolve ``limit`` pages from rank ``offset``. Raises QueryError."""
     if not getattr(user, "is_active", False):
         # An inactive user may read nothing: answer without running the legs at all.
         return Retrieval(parse_query(text), [], "en"), []
     retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
-    window = retrieval.pages[:limit]
+    window = retrieval.pages[offset : offset + limit]
     # Visible pages only, again: a page unpublished since the retrieval query is dropped, never shown.
     pages = {
         p.pk: p
@@ -114,6 +120,17 @@ def run_search(
             )
         )
     return retrieval, hits
+
+
+def search_json(
+    text: str, user: Any, *, limit: int = DEFAULT_LIMIT, offset: int = 0, mode: str = "hybrid"
+) -> tuple[dict[str, Any], int]:
+    """The ``--json`` object for one query (the REST API answers with the same one) and how many
+    pages were found in all. Raises QueryError for a query that cannot be searched."""
+    if parse_query(text).is_empty:
+        return {"query": text, "results": []}, 0
+    retrieval, hits = run_search(text, user, limit=limit, offset=offset, mode=mode)
+    return {"query": text, "results": [h.as_json() for h in hits]}, len(retrieval.pages)
 
 
 class Command(BaseCommand):
@@ -176,13 +193,13 @@ class Command(BaseCommand):
                 self.stderr.write(EMPTY_QUERY)
                 return
             raise CommandError(EMPTY_QUERY)
+        if as_json:
+            out, _found = search_json(text, user, limit=limit, mode=mode)
+            self.stdout.write(json.dumps(out, ensure_ascii=False))
+            return
         started = time.perf_counter()
         retrieval, hits = run_search(text, user, limit=limit, mode=mode)
         elapsed_ms = (time.perf_counter() - started) * 1000
-        if as_json:
-            out = {"query": text, "results": [h.as_json() for h in hits]}
-            self.stdout.write(json.dumps(out, ensure_ascii=False))
-            return
         self._table(retrieval, hits, mode, elapsed_ms)
 
     def _table(self, retrieval: Retrieval, hits: list[Hit], mode: str, elapsed_ms: float) -> None:

@@ -1,0 +1,57 @@
+"""Who is calling: a personal access token (``Authorization: Bearer``) or a browser session.
+
+A token acts exactly as its owner: ``request.user`` becomes the owner, loaded
+fresh for every request, and every read goes through the same permission
+filter as the web pages (``Page.objects.visible_to(user)``). A request that
+presents an Authorization header is judged by that header alone: a bad token
+is a 401 even when a session cookie rides along.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja.errors import AuthenticationError
+from ninja.security import HttpBearer, SessionAuth
+
+from accounts.models import PersonalToken
+from accounts.services import token_authenticate
+
+
+class TokenAuth(HttpBearer):
+    """``Authorization: Bearer <token>``; a header that is present but not a live token is a 401."""
+
+    def __call__(self, request: HttpRequest) -> PersonalToken | None:
+        header = request.headers.get("Authorization")
+        if header is None:
+            return None  # let the session scheme try
+        scheme, _, secret = header.partition(" ")
+        token = token_authenticate(secret.strip()) if scheme.lower() == "bearer" else None
+        if token is None:
+            raise AuthenticationError(401, "Missing, unknown, revoked or expired token.")
+        request.user = token.user
+        return token
+
+    def authenticate(self, request: HttpRequest, token: str) -> PersonalToken | None:
+        return token_authenticate(token)  # not reached: __call__ does the work
+
+
+class SessionOnly(SessionAuth):
+    """The browser session (CSRF checked on unsafe methods), only when no token was presented."""
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if "Authorization" in request.headers:
+            return None
+        return super().__call__(request)
+
+
+def calling_token(request: HttpRequest) -> PersonalToken | None:
+    auth = getattr(request, "auth", None)
+    return auth if isinstance(auth, PersonalToken) else None
+
+
+def rate_key(request: HttpRequest) -> str:
+    """Rate limits count per token, and per person for session calls."""
+    token = calling_token(request)
+    return f"token:{token.pk}" if token else f"user:{request.user.pk}"

@@ -1,0 +1,222 @@
+"""The REST API, version 1: search, ask, pages and spaces, as the calling person.
+
+Every read goes through the permission-filtered paths the web pages use; a
+page the caller may not read answers exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from ninja import NinjaAPI, Query
+from ninja.errors import HttpError, ValidationError
+
+from api.auth import SessionOnly, TokenAuth, calling_token, rate_key
+from api.schemas import AskIn, AskOut, ErrorOut, PageOut, SearchOut, SpaceOut
+from handbook.ratelimit import allow, parse_rate
+
+MAX_OFFSET = 1000
+ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut}
+
+api = NinjaAPI(
+    title="Handbook API",
+    version="1",
+    description=(
+        "Search, ask and read the handbook as a person. Authenticate with a personal access token "
+        "(`Authorization: Bearer <token>`, created on your profile page or with `manage.py create_token`) "
+        "or a browser session (CSRF token needed for POST). A token sees exactly what its owner may read."
+    ),
+    urls_namespace="api",
+    auth=[TokenAuth(), SessionOnly()],
+)
+
+
+class RateLimited(HttpError):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(429, "Too many requests for this token; wait a moment and try again.")
+        self.retry_after = retry_after
+
+
+def _check_rate(request: HttpRequest, kind: str, rate: str) -> None:
+    if not allow(f"api:{kind}:{rate_key(request)}", rate):
+        raise RateLimited(parse_rate(rate)[1])
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    response = api.create_response(request, {"detail": str(exc.message)}, status=exc.status_code)
+    if exc.status_code == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="handbook"'
+    if isinstance(exc, RateLimited):
+        response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    errors = [
+        {"location": ".".join(str(part) for part in error.get("loc", ())), "message": error.get("msg", "")}
+        for error in exc.errors
+    ]
+    return api.create_response(request, {"detail": "Invalid request.", "errors": errors}, status=400)
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return api.create_response(request, {"detail": "Not found."}, status=404)
+
+
+def _as_is(request: HttpRequest, data: dict[str, Any]) -> HttpResponse:
+    """The CLI's JSON exactly as the CLI builds it (the schema documents it; it does not filter it)."""
+    return api.create_response(request, data, status=200)
+
+
+# --- Search ------------------------------------------------------------------------
+
+
+@api.get("/search", response={200: SearchOut, **ERRORS}, summary="Search pages")
+def search(
+    request: HttpRequest,
+    response: HttpResponse,
+    q: str,
+    limit: int = Query(10, ge=1, le=100),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
+    mode: Literal["hybrid", "keyword", "vector"] = "hybrid",
+) -> Any:
+    """The JSON of `manage.py search --json` for the caller. Paging: `offset`; the `X-Total-Count`
+    header gives the number of pages found and `Link: <…>; rel="next"` the next window."""
+    from search.management.commands.search import search_json
+    from search.query import QueryError
+
+    _check_rate(request, "search", settings.API_RATE_LIMIT)
+    try:
+        out, found = search_json(q, request.user, limit=limit, offset=offset, mode=mode)
+    except QueryError as exc:
+        raise HttpError(400, str(exc)) from None
+    response["X-Total-Count"] = str(found)
+    if offset + limit < found and offset + limit <= MAX_OFFSET:
+        params = urlencode({"q": q, "limit": limit, "offset": offset + limit, "mode": mode})
+        response["Link"] = f'<{request.path}?{params}>; rel="next"'
+    result = _as_is(request, out)
+    for header in ("X-Total-Count", "Link"):
+        if header in response:
+            result[header] = response[header]
+    return result
+
+
+# --- Ask ---------------------------------------------------------------------------
+
+
+def _may_ask(request: HttpRequest) -> None:
+    token = calling_token(request)
+    if token is not None and not token.can_ask:
+        raise HttpError(403, "This token may only read: asking needs a token with the 'ask' scope.")
+    _check_rate(request, "ask", settings.ASK_RATE_LIMIT)
+
+
+@api.post("/ask", response={200: AskOut, **ERRORS}, summary="Ask a question")
+def ask(request: HttpRequest, body: AskIn) -> Any:
+    """The JSON of `manage.py ask --json` for the caller: an answer citing only pages they may read."""
+    from search.answers import AskError, answer_question
+
+    _may_ask(request)
+    try:
+        answer = answer_question(user=request.user, question=body.question, rate_limit=False)
+    except AskError as exc:
+        raise HttpError(400, str(exc)) from None
+    return _as_is(request, answer.as_json())
+
+
+@api.post("/ask/stream", response={200: None, **ERRORS}, summary="Ask a question, streamed")
+def ask_stream(request: HttpRequest, body: AskIn) -> Any:
+    """Server-sent events: `delta` events carry unchecked text as the model writes it; the last event is
+    `done` with the checked answer (the same JSON as `POST /ask`) or `error` with a `detail`."""
+    from search.answers import AskError, stream_answer, validate_question
+
+    _may_ask(request)
+    try:
+        question = validate_question(body.question)
+    except AskError as exc:
+        raise HttpError(400, str(exc)) from None
+    user = request.user
+
+    def events() -> Iterator[str]:
+        for event in stream_answer(user=user, question=question):
+            if event["type"] == "delta":
+                yield _sse("delta", {"text": event["text"]})
+            elif event["type"] == "done":
+                yield _sse("done", event["answer"].as_json())
+            elif event["type"] == "error":
+                yield _sse("error", {"detail": event["message"]})
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+# --- Pages and spaces -----------------------------------------------------------------
+
+
+def page_json(page: Any, user: Any) -> dict[str, Any]:
+    from handbook.markdown import render_markdown
+    from summaries.selectors import summary_for_page
+
+    summary, _is_current = summary_for_page(page=page, user=user)
+    return {
+        "ref": page.ref,
+        "title": page.title,
+        "language": page.language,
+        "revision": page.published_revision.number,
+        "html": render_markdown(page.body),
+        "summary": summary.text if summary else None,
+    }
+
+
+def readable_page_by_ref(user: Any, ref: str) -> Any:
+    from handbook.models import Page
+
+    page = Page.objects.visible_to(user).select_related("published_revision").filter(ref=ref).first()
+    if page is None:
+        raise Http404
+    return page
+
+
+@api.get("/pages/{path:ref}", response={200: PageOut, **ERRORS}, summary="Read a page by its ref")
+def page_by_ref(request: HttpRequest, ref: str) -> Any:
+    """404 for a page that does not exist and for one the caller may not read alike."""
+    _check_rate(request, "read", settings.API_RATE_LIMIT)
+    return page_json(readable_page_by_ref(request.user, ref), request.user)
+
+
+@api.get("/spaces/{space}/pages/{slug}", response={200: PageOut, **ERRORS}, summary="Read a page by its slug")
+def page_by_slug(request: HttpRequest, space: str, slug: str) -> Any:
+    from handbook.models import Page
+
+    _check_rate(request, "read", settings.API_RATE_LIMIT)
+    page = (
+        Page.objects.visible_to(request.user)
+        .select_related("published_revision")
+        .filter(space__slug=space, slug=slug)
+        .first()
+    )
+    if page is None:
+        raise Http404
+    return page_json(page, request.user)
+
+
+@api.get("/spaces", response={200: list[SpaceOut], **ERRORS}, summary="Spaces the caller may read")
+def spaces(request: HttpRequest) -> Any:
+    from handbook.models import Space
+
+    _check_rate(request, "read", settings.API_RATE_LIMIT)
+    return list(Space.objects.visible_to(request.user).order_by("title").values("slug", "title", "description"))

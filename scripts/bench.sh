@@ -4,7 +4,7 @@
 #   HANDBOOK_DATA_DIR  bench instance (default var/bench; it persists, so corpora load once)
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
-#   BENCH_ONLY="quality scale10k scale100k indexing ask"   run a subset
+#   BENCH_ONLY="quality scale10k scale100k indexing ask import"   run a subset
 #
 # Results: bench/results/*.json (git-ignored); tables on stdout (also bench/results/report.md).
 set -euo pipefail
@@ -14,6 +14,7 @@ export HANDBOOK_DATA_DIR="${HANDBOOK_DATA_DIR:-$PWD/var/bench}"
 unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
 DEFAULT="quality scale10k scale100k indexing"
 [ -f bench/ask.py ] && DEFAULT="$DEFAULT ask"
+[ -d "${HANDBOOK_SHARED:-../shared}/repos" ] && DEFAULT="$DEFAULT import"
 ONLY="${BENCH_ONLY:-$DEFAULT}"
 [ "${BENCH_100K:-1}" = "0" ] && ONLY="${ONLY/scale100k/}"
 mkdir -p bench/results
@@ -42,6 +43,7 @@ for bench in $ONLY; do
     scale100k) run "Search at ~100k chunks" bench.search scale --size 100k ;;
     indexing)  run "Indexing" bench.indexing ;;
     ask)       run "Ask" bench.ask ;;
+    import)    run "Markdown import (../shared/repos)" bench.import_repos ;;
     *) echo "unknown bench: $bench" >&2; exit 2 ;;
   esac
 done

@@ -1,6 +1,7 @@
 from django.contrib.auth.decorators import login_not_required
 from django.urls import URLPattern, URLResolver, include, path
 
+from api.mcp import mcp_endpoint
 from api.views import api
 
 
@@ -15,4 +16,5 @@ def _own_auth(patterns: list[URLPattern | URLResolver]) -> list[URLPattern | URL
 _patterns, _app_name, _namespace = api.urls
 urlpatterns = [
     path("api/v1/", include((_own_auth(_patterns), _app_name), namespace=_namespace)),
+    path("mcp", mcp_endpoint, name="mcp"),
 ]

@@ -1,0 +1,100 @@
+"""The MCP endpoint, driven by the official SDK's own client over streamable HTTP against a live server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from io import StringIO
+from typing import Any
+
+import httpx2
+import pytest
+from django.core.management import call_command
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _session(url: str, secret: str, steps: Any) -> Any:
+    async def run() -> Any:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=60)
+        async with http, Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
+            return await steps(client)
+
+    return asyncio.run(run())
+
+
+def _cli_search(query: str, username: str) -> dict:
+    out = StringIO()
+    call_command("search", query, "--user", username, "--json", stdout=out, stderr=StringIO())
+    return json.loads(out.getvalue())
+
+
+def test_tools_and_resources_act_as_the_token_owner(live_server, handbook, make_token):
+    async def steps(client: Client) -> dict[str, Any]:
+        tools = await client.list_tools()
+        found = await client.call_tool("search", {"query": "salary grid", "limit": 5})
+        answer = await client.call_tool("ask", {"question": "How many days a week may staff work from home?"})
+        listing = await client.read_resource("handbook://pages")
+        page = await client.read_resource(f"handbook://pages/{handbook.remote.ref}")
+        hidden = await _read_error(client, f"handbook://pages/{handbook.salary.ref}")
+        missing = await _read_error(client, "handbook://pages/page:doesnotexist")
+        return {
+            "tools": {t.name for t in tools.tools},
+            "found": found,
+            "answer": answer,
+            "listing": json.loads(listing.contents[0].text),
+            "page": json.loads(page.contents[0].text),
+            "hidden": hidden,
+            "missing": missing,
+        }
+
+    out = _session(live_server.url, make_token(handbook.reader, scope="ask"), steps)
+    assert {"search", "ask"} <= out["tools"]
+    assert not out["found"].is_error
+    assert out["found"].structured_content == _cli_search("salary grid", "reader")
+    assert handbook.salary.ref not in json.dumps(out["found"].structured_content)
+    assert out["answer"].structured_content["citations"][0]["ref"] == handbook.remote.ref
+    assert {p["ref"] for p in out["listing"]} == {handbook.remote.ref, handbook.vpn.ref}
+    assert out["page"]["ref"] == handbook.remote.ref and out["page"]["title"] == "Remote work"
+    assert out["hidden"] and out["hidden"] == out["missing"].replace("page:doesnotexist", handbook.salary.ref)
+
+
+async def _read_error(client: Client, uri: str) -> str:
+    try:
+        await client.read_resource(uri)
+    except Exception as exc:  # the SDK raises the server's error
+        return str(exc)
+    return ""
+
+
+def test_a_read_token_cannot_ask_and_permissions_are_read_fresh(live_server, handbook, make_token):
+    from django.contrib.auth.models import Group
+
+    secret = make_token(handbook.payroll)
+
+    async def search(client: Client) -> Any:
+        return await client.call_tool("search", {"query": "salary grid"})
+
+    async def ask(client: Client) -> Any:
+        return await client.call_tool("ask", {"question": "What is the salary grid?"})
+
+    refs = {h["ref"] for h in _session(live_server.url, secret, search).structured_content["results"]}
+    assert handbook.salary.ref in refs
+    refused = _session(live_server.url, secret, ask)
+    assert refused.is_error and "ask" in refused.content[0].text
+    handbook.payroll.groups.remove(Group.objects.get(name="payroll"))
+    refs = {h["ref"] for h in _session(live_server.url, secret, search).structured_content["results"]}
+    assert handbook.salary.ref not in refs
+
+
+def test_no_or_revoked_token_is_a_401(live_server, handbook, make_token):
+    from accounts.services import token_authenticate, token_revoke
+
+    secret = make_token(handbook.reader)
+    token_revoke(user=handbook.reader, token_id=token_authenticate(secret).pk)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    for headers in ({}, {"Authorization": f"Bearer {secret}"}):
+        response = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers)
+        assert response.status_code == 401 and response.json()["detail"]

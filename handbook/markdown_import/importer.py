@@ -267,6 +267,8 @@ class MarkdownTreeImport:
         key = _key(posixpath.normpath(posixpath.join(url_base if not _is_index(source.rel) else base, path)))
         if key in self.by_permalink:
             return "page", self.by_permalink[key]
+        if path and not path.startswith("."):  # "team/finance/" written against the site root
+            return self.resolve("/" + path, source)
         return None
 
     def rewrite(self, source: Source, attachments: dict[PurePosixPath, tuple[uuid.UUID, str]]) -> str:

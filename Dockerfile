@@ -1,10 +1,24 @@
+# The build context may hold what must never reach an image: an .env file (with SECRET_KEY),
+# the embedded services' data (var/), a virtualenv. This stage copies it and drops them; the
+# image below takes the rest from here, so they are in none of its layers.
+FROM python:3.11-slim AS source
+COPY . /src
+RUN cd /src && rm -rf .env .env.* *.env var .venv .git staticfiles bench/results .pytest_cache .ruff_cache .hypothesis
+
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
-COPY . .
-RUN DATABASE_URL=postgresql://x@localhost/x REDIS_URL=redis://localhost python manage.py collectstatic --noinput
+COPY --from=source /src /app
+# collectstatic imports the settings: outside production they fall back to the development
+# key published in the source, which a production start refuses. The image holds no key.
+RUN HANDBOOK_PRODUCTION=false DATABASE_URL=postgresql://x@localhost/x REDIS_URL=redis://localhost \
+    python manage.py collectstatic --noinput
+# The image runs in production mode: it refuses to start without a generated SECRET_KEY,
+# with DEBUG on, or with the development key.
+ENV HANDBOOK_PRODUCTION=true
 RUN useradd --create-home handbook
 USER handbook
 EXPOSE 8000
+CMD ["gunicorn", "handbook.wsgi:application", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]

@@ -84,3 +84,49 @@ def env_url(name: str, *, schemes: tuple[str, ...]) -> str:
     if value and (not separator or scheme not in schemes):
         raise ImproperlyConfigured(f"{name} must start with one of {', '.join(s + '://' for s in schemes)}")
     return value
+
+
+# Words that mark a placeholder rather than a generated key ("changeme", "your-secret-key"…),
+# compared with case and punctuation dropped. Seven letters or more, so that a random key
+# practically never contains one by chance.
+_PLACEHOLDER_WORDS = (
+    "changeme",
+    "changethis",
+    "replaceme",
+    "placeholder",
+    "yoursecret",
+    "secretkey",
+    "notsecret",
+    "insecure",
+    "devonly",
+    "example",
+)
+# Stricter than Django's deploy check (5): a hex key has 16 distinct characters, a generated
+# Django or ``token_urlsafe`` key about 30; fewer means a pattern someone typed.
+SECRET_KEY_MIN_UNIQUE_CHARACTERS = 10
+
+
+def secret_key_weakness(key: str, *, known: tuple[str, ...] = ()) -> str:
+    """Why ``key`` must not sign production sessions, or "" when it may.
+
+    Refused: empty, shorter than Django's minimum (50), Django's generated development keys
+    (``django-insecure-``), a key in ``known`` (the development key this project falls back
+    to), placeholder words, or too few distinct characters.
+    """
+    from django.core.checks.security.base import SECRET_KEY_INSECURE_PREFIX, SECRET_KEY_MIN_LENGTH
+
+    if not key:
+        return "is empty"
+    if key in known:
+        return "is the development key published in the source"
+    if key.startswith(SECRET_KEY_INSECURE_PREFIX):
+        return f"starts with {SECRET_KEY_INSECURE_PREFIX!r}, Django's marker of a development key"
+    if len(key) < SECRET_KEY_MIN_LENGTH:
+        return f"is {len(key)} characters long, fewer than {SECRET_KEY_MIN_LENGTH}"
+    folded = "".join(ch for ch in key.lower() if ch.isalnum())
+    for word in _PLACEHOLDER_WORDS:
+        if word in folded:
+            return f"contains the placeholder {word!r}: it is not a generated key"
+    if len(set(key)) < SECRET_KEY_MIN_UNIQUE_CHARACTERS:
+        return f"has {len(set(key))} distinct characters, fewer than {SECRET_KEY_MIN_UNIQUE_CHARACTERS}"
+    return ""

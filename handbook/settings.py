@@ -12,19 +12,31 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from handbook import embedded
-from handbook.env import env_bool, env_float, env_int, env_list, env_str, env_url
+from handbook.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = env_str("SECRET_KEY")
-if not SECRET_KEY:
-    if env_bool("HANDBOOK_PRODUCTION", False):
-        raise ImproperlyConfigured("SECRET_KEY must be set in production (HANDBOOK_PRODUCTION=true).")
-    # A fixed development key: only used when no key is configured outside production.
-    SECRET_KEY = "dev-only-insecure-key-handbook-0000000000000000000000000000"  # noqa: S105
-
 PRODUCTION = env_bool("HANDBOOK_PRODUCTION", False)
+DEBUG = env_bool("DEBUG", False)
+if PRODUCTION and DEBUG:
+    # Debug pages show settings, source and SQL to whoever triggers an error.
+    raise ImproperlyConfigured("DEBUG must be false in production (HANDBOOK_PRODUCTION=true).")
+
+# A fixed development key, published in the source: used only when no key is configured
+# outside production (and by the image build's collectstatic); production refuses it.
+DEV_SECRET_KEY = "dev-only-insecure-key-handbook-0000000000000000000000000000"  # noqa: S105
+SECRET_KEY = env_str("SECRET_KEY")
+if PRODUCTION:
+    if not SECRET_KEY:
+        raise ImproperlyConfigured("SECRET_KEY must be set in production (HANDBOOK_PRODUCTION=true).")
+    if weakness := secret_key_weakness(SECRET_KEY, known=(DEV_SECRET_KEY,)):
+        raise ImproperlyConfigured(
+            f"SECRET_KEY {weakness}; production (HANDBOOK_PRODUCTION=true) needs a generated key: "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+elif not SECRET_KEY:
+    SECRET_KEY = DEV_SECRET_KEY
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -220,7 +232,12 @@ SECURE_SSL_REDIRECT = PRODUCTION and env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if PRODUCTION else 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = PRODUCTION
 SECURE_HSTS_PRELOAD = PRODUCTION
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PRODUCTION else None
+# X-Forwarded-Proto is believed only when the deployment says a TLS proxy sets it: a client
+# that reaches gunicorn directly could otherwise claim "https" on a plain-HTTP request.
+TRUST_X_FORWARDED_PROTO = env_bool("TRUST_X_FORWARDED_PROTO", False)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if TRUST_X_FORWARDED_PROTO else None
+# Health probes call gunicorn over plain HTTP from inside the network: a redirect would fail them.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
 from csp.constants import NONCE, NONE, SELF  # noqa: E402
 

@@ -73,8 +73,7 @@ def parse_line(raw: bytes) -> dict[str, Any]:
     # JSON can spell lone UTF-16 surrogates ("\ud800") that no database text column can store.
     if any(_SURROGATE.search(item[name]) for name in REQUIRED_FIELDS):
         raise LineError("text contains lone UTF-16 surrogates (\\ud800-\\udfff)")
-    lang = item["lang"].strip().lower()[:2]
-    item["lang"] = lang if lang in KNOWN_LANGUAGES else "en"
+    item["lang"] = parse_language(item["lang"])
     item["title"] = item["title"].strip()[:300]
     restricted = item.get("restricted_to", [])
     if not isinstance(restricted, list) or not all(isinstance(g, str) for g in restricted):
@@ -83,6 +82,22 @@ def parse_line(raw: bytes) -> dict[str, Any]:
         if not name.strip() or len(name) > 150 or "\x00" in name or _SURROGATE.search(name):
             raise LineError(f"group name {name[:40]!r} must be 1-150 characters without NUL")
     return item
+
+
+def parse_language(raw: str) -> str:
+    """The handbook language a ``lang`` value names: ``en`` or ``fr``.
+
+    Case, surrounding spaces and a region are ignored (``FR``, ``fr-CA``, ``fr_CA`` are ``fr``);
+    anything else is refused rather than guessed, so that a page is never indexed with the wrong
+    language's stemming and stop words.
+    """
+    tag = raw.strip().lower().replace("_", "-")
+    allowed = ", ".join(sorted(KNOWN_LANGUAGES))
+    if not tag:
+        raise LineError(f"field 'lang' is empty (allowed: {allowed})")
+    if tag.split("-", 1)[0] not in KNOWN_LANGUAGES:
+        raise LineError(f"field 'lang' is {raw[:40]!r}, not a handbook language (allowed: {allowed})")
+    return tag.split("-", 1)[0]
 
 
 def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:

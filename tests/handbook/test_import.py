@@ -72,6 +72,40 @@ def test_default_space_title_from_slug(tmp_path):  # type: ignore[no-untyped-def
     assert Space.objects.get(slug="it-security").title == "It Security"
 
 
+def test_rerun_without_space_title_keeps_the_title(tmp_path):  # type: ignore[no-untyped-def]
+    """GIVEN a space created with --space-title (or renamed since)
+    WHEN the corpus is loaded again without --space-title
+    THEN the space keeps its title (it used to be reset to the slug in title case)."""
+    path = write_jsonl(tmp_path / "c.jsonl", item("ext:1"))
+    load(path, "--space-title", "People & Leave")
+    out, _err = load(path)
+    assert Space.objects.get(slug="people").title == "People & Leave"
+    assert "renamed" not in out
+    Space.objects.filter(slug="people").update(title="People (renamed by an admin)")
+    load(path, "--viewer-group", "staff")
+    space = Space.objects.get(slug="people")
+    assert space.title == "People (renamed by an admin)"
+    assert list(space.viewer_groups.values_list("name", flat=True)) == ["staff"]
+
+
+def test_space_title_renames_when_given(tmp_path):  # type: ignore[no-untyped-def]
+    path = write_jsonl(tmp_path / "c.jsonl", item("ext:1"))
+    load(path, "--space-title", "People & Leave")
+    out, _err = load(path, "--space-title", "  People  ")
+    assert Space.objects.get(slug="people").title == "People"
+    assert "Space 'people' renamed from 'People & Leave' to 'People'." in out
+
+
+def test_empty_space_title_is_refused_and_changes_nothing(tmp_path):  # type: ignore[no-untyped-def]
+    path = write_jsonl(tmp_path / "c.jsonl", item("ext:1"))
+    load(path, "--space-title", "People & Leave")
+    with pytest.raises(CommandError, match="--space-title is empty"):
+        load(write_jsonl(tmp_path / "v2.jsonl", item("ext:2")), "--space-title", " ", "--viewer-group", "new")
+    assert Space.objects.get(slug="people").title == "People & Leave"
+    assert not Page.objects.filter(ref="ext:2").exists()
+    assert not Group.objects.filter(name="new").exists()
+
+
 def test_second_identical_import_changes_nothing(tmp_path):  # type: ignore[no-untyped-def]
     path = write_jsonl(tmp_path / "c.jsonl", item("ext:1", "A", "One."), item("ext:2", "B", "Two."))
     load(path)
@@ -216,15 +250,41 @@ def test_restricted_to_changes_on_reimport(tmp_path):  # type: ignore[no-untyped
         ("fr", "fr"),
         ("FR", "fr"),
         ("fr-CA", "fr"),
+        ("fr_CA", "fr"),
+        ("en-GB", "en"),
         (" fr ", "fr"),
-        ("de", "en"),
-        ("", "en"),
-        ("klingon", "en"),
     ],
 )
 def test_language_is_normalised(tmp_path, lang, expected):  # type: ignore[no-untyped-def]
     load(write_jsonl(tmp_path / "c.jsonl", item("ext:1", lang=lang)))
     assert Page.objects.get(ref="ext:1").language == expected
+
+
+@pytest.mark.parametrize("lang", ["de", "", "  ", "klingon", "french", "de-FR", "x"])
+def test_unknown_language_is_a_bad_line_not_english(tmp_path, lang):  # type: ignore[no-untyped-def]
+    """GIVEN a line whose lang is not a handbook language
+    WHEN it is loaded
+    THEN that line is reported with its number and the allowed languages, and skipped (it used to
+    be imported as English, indexed with the wrong stemming); the other lines import."""
+    path = write_jsonl(tmp_path / "c.jsonl", item("ok:1", "Fine"), item("ext:de", "Urlaub", lang=lang))
+    out, err = load(path)
+    assert "1 created, 0 updated, 0 unchanged, 1 bad line(s) skipped" in out
+    assert err.startswith(f"{path}:2: skipped: field 'lang' ")
+    assert "(allowed: en, fr)" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not Page.objects.filter(ref="ext:de").exists()
+    assert Page.objects.filter(ref="ok:1").exists()
+
+
+def test_unknown_language_on_reimport_leaves_the_page_alone(tmp_path):  # type: ignore[no-untyped-def]
+    load(write_jsonl(tmp_path / "v1.jsonl", item("ext:1", "Congés", "Vingt-cinq jours.", lang="fr")))
+    page = Page.objects.get(ref="ext:1")
+    out, err = load(write_jsonl(tmp_path / "v2.jsonl", item("ext:1", "Urlaub", "Fünfundzwanzig Tage.", lang="de")))
+    assert "0 created, 0 updated, 0 unchanged, 1 bad line(s) skipped" in out
+    assert "field 'lang' is 'de'" in err
+    page.refresh_from_db()
+    assert (page.language, page.title, page.body) == ("fr", "Congés", "Vingt-cinq jours.")
+    assert page.revisions.count() == 1
 
 
 def test_title_is_trimmed_and_capped(tmp_path):  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from handbook.importing import corpus_import
-from handbook.models import Page
+from handbook.models import Page, Space
 from handbook.services import space_create
 
 
@@ -23,7 +23,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):  # type: ignore[no-untyped-def]
         parser.add_argument("file", type=Path)
         parser.add_argument("--space", required=True, help="slug of the space (created if missing)")
-        parser.add_argument("--space-title", default=None)
+        parser.add_argument(
+            "--space-title",
+            default=None,
+            help="title of the space; an existing space keeps its title unless this is given "
+            "(default for a new space: the slug in title case)",
+        )
         parser.add_argument("--viewer-group", action="append", default=[], help="group that may read the space")
         parser.add_argument("--editor-group", action="append", default=[], help="group that may edit the space")
         parser.add_argument("--wait", action="store_true", help="return once every page is indexed and summarised")
@@ -33,15 +38,19 @@ class Command(BaseCommand):
         path: Path = options["file"]
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
+        title = options["space_title"]
+        if title is not None and not title.strip():
+            raise CommandError("--space-title is empty: give a title, or leave it out to keep the space's title")
         viewers = [Group.objects.get_or_create(name=name)[0] for name in options["viewer_group"]]
         editors = [Group.objects.get_or_create(name=name)[0] for name in options["editor_group"]]
         slug = options["space"]
-        space = space_create(
-            slug=slug,
-            title=options["space_title"] or slug.replace("-", " ").title(),
-            viewer_groups=viewers,
-            editor_groups=editors,
-        )
+        existing = Space.objects.filter(slug=slug).first()
+        if title is None:
+            # A rerun changes only what it is asked to: the space is renamed by --space-title alone.
+            title = existing.title if existing else slug.replace("-", " ").title()
+        space = space_create(slug=slug, title=title.strip(), viewer_groups=viewers, editor_groups=editors)
+        if existing is not None and existing.title != space.title:
+            self.stdout.write(f"Space {slug!r} renamed from {existing.title!r} to {space.title!r}.")
         with open(path, "rb") as handle:
             lines = sum(1 for line in handle if line.strip())
         with tqdm(total=lines, desc="import", unit="page", disable=options["verbosity"] == 0) as bar:

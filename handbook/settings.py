@@ -11,6 +11,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from accounts.config import parse_group_map
 from handbook import embedded
 from handbook.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
 
@@ -91,6 +92,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",
+                "accounts.context_processors.sign_in",
             ],
         },
     },
@@ -178,6 +180,49 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+# --- Single sign-on (OpenID Connect) and sessions ----------------------------------
+# README "Single sign-on" gives the values for Keycloak, Entra ID and Google. Sign-in
+# is enabled when a client id is set; group memberships follow the provider's groups
+# claim at every sign-in, so a session's lifetime bounds how long someone removed at
+# the provider keeps access.
+
+OIDC_RP_CLIENT_ID = env_str("OIDC_CLIENT_ID", "")
+OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_CLIENT_SECRET", "")
+OIDC_ISSUER = env_str("OIDC_ISSUER", "").rstrip("/")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_AUTHORIZATION_ENDPOINT", "")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_TOKEN_ENDPOINT", "")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_USERINFO_ENDPOINT", "")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_JWKS_ENDPOINT", "")
+if OIDC_ENABLED and not all(
+    (OIDC_RP_CLIENT_SECRET, OIDC_OP_AUTHORIZATION_ENDPOINT, OIDC_OP_TOKEN_ENDPOINT, OIDC_OP_USER_ENDPOINT)
+):
+    raise ImproperlyConfigured(
+        "OIDC_CLIENT_ID is set: OIDC_CLIENT_SECRET, OIDC_AUTHORIZATION_ENDPOINT, OIDC_TOKEN_ENDPOINT and "
+        "OIDC_USERINFO_ENDPOINT must be set too (see README, Single sign-on)."
+    )
+OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = env_str("OIDC_SCOPES", "openid email profile")
+OIDC_USE_PKCE = True
+OIDC_PKCE_CODE_CHALLENGE_METHOD = "S256"
+OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "company sign-in")
+OIDC_USERNAME_CLAIM = env_str("OIDC_USERNAME_CLAIM", "preferred_username")
+OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
+# "provider-group=handbook-group[|group…], …"; empty: provider groups are handbook groups of the same name.
+OIDC_GROUP_MAP = parse_group_map(env_str("OIDC_GROUP_MAP", ""))
+OIDC_STAFF_GROUPS = env_list("OIDC_STAFF_GROUPS", [])
+OIDC_SUPERUSER_GROUPS = env_list("OIDC_SUPERUSER_GROUPS", [])
+OIDC_CREATE_USER = True
+OIDC_TIMEOUT = env_int("OIDC_TIMEOUT_S", 10, minimum=1)
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+LOCAL_LOGIN_ENABLED = env_bool("LOCAL_LOGIN_ENABLED", True)
+AUTHENTICATION_BACKENDS = [
+    # First: model permissions (the admin) come from it, whichever way a person signed in.
+    "django.contrib.auth.backends.ModelBackend" if LOCAL_LOGIN_ENABLED else "accounts.oidc.PermissionsOnlyBackend",
+    "accounts.oidc.HandbookOIDCBackend",
+]
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 1209600, minimum=60)
 
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
 # --- Attachments ---------------------------------------------------------------

@@ -1,0 +1,180 @@
+"""Single sign-on end to end: Chromium signs in through a real OpenID Connect provider
+(django-oauth-toolkit on loopback, in its own process and sqlite file), lands with the
+provider's groups, and loses a space at the next sign-in once the provider drops the group."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.request import urlopen
+
+import pytest
+
+from tests.browser.conftest import Watched
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENT_ID, CLIENT_SECRET = "handbook-test", "handbook-test-secret-0123456789"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Provider:
+    def __init__(self, db: Path, port: int) -> None:
+        self.db, self.port = db, port
+        self.issuer = f"http://127.0.0.1:{port}/o"
+
+    def set_groups(self, username: str, *groups: str) -> None:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tests.oidc_provider.run",
+                "set-groups",
+                "--db",
+                str(self.db),
+                username,
+                ",".join(groups),
+            ],
+            cwd=ROOT,
+            check=True,
+            timeout=60,
+        )
+
+
+@pytest.fixture
+def provider(live_server, tmp_path, settings) -> Iterator[Provider]:  # type: ignore[no-untyped-def]
+    port = _free_port()
+    db = tmp_path / "provider.sqlite3"
+    log = open(tmp_path / "provider.log", "wb")  # noqa: SIM115 - lives as long as the process
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "tests.oidc_provider.run", "serve", "--db", str(db), "--port", str(port),
+            "--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET,
+            "--redirect-uri", f"{live_server.url}/oidc/callback/",
+            "--user", "carol:carol-pass:idp-staff,idp-board",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    op = Provider(db, port)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urlopen(f"{op.issuer}/.well-known/openid-configuration", timeout=2).read()  # noqa: S310 - loopback
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((tmp_path / "provider.log").read_text()) from None
+                time.sleep(0.3)
+        settings.OIDC_RP_CLIENT_ID, settings.OIDC_RP_CLIENT_SECRET, settings.OIDC_ENABLED = (
+            CLIENT_ID,
+            CLIENT_SECRET,
+            True,
+        )
+        settings.OIDC_ISSUER = op.issuer
+        settings.OIDC_OP_AUTHORIZATION_ENDPOINT = f"{op.issuer}/authorize/"
+        settings.OIDC_OP_TOKEN_ENDPOINT = f"{op.issuer}/token/"
+        settings.OIDC_OP_USER_ENDPOINT = f"{op.issuer}/userinfo/"
+        settings.OIDC_OP_JWKS_ENDPOINT = f"{op.issuer}/.well-known/jwks.json"
+        settings.OIDC_RP_SCOPES = "openid email profile groups"
+        settings.OIDC_PROVIDER_NAME = "Test IdP"
+        settings.OIDC_GROUP_MAP = {"idp-staff": ["staff"], "idp-board": ["board"], "idp-payroll": ["payroll"]}
+        settings.OIDC_STAFF_GROUPS, settings.OIDC_SUPERUSER_GROUPS = [], []
+        yield op
+    finally:
+        process.terminate()
+        process.wait(10)
+        log.close()
+
+
+@pytest.fixture
+def sso_page(browser, live_server, settings_for_browser) -> Iterator[Watched]:  # type: ignore[no-untyped-def]
+    """A browser page; the handbook and the provider are the only origins it may reach."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB")
+    context.set_default_timeout(20_000)
+    watch = Watched(context.new_page(), live_server.url)
+    yield watch
+    context.close()
+    errors = [e for e in watch.console_errors if "404 (Not Found)" not in e]
+    assert not errors, f"console errors: {errors}"
+
+
+@pytest.fixture
+def content(make_space, make_page) -> Any:  # type: ignore[no-untyped-def]
+    hr = make_space("hr", viewers=("staff",), editors=("hr-editors",))
+    board = make_space("board", viewers=("board",), editors=("board",))
+    make_page(hr, "Remote work", "# Remote work\n\nStaff may work from home up to three days a week.\n")
+    make_page(board, "Board minutes", "# Board minutes\n\nThe board approved the acquisition of a competitor.\n")
+    return {"hr": hr, "board": board}
+
+
+def _sign_in(page: Any, base: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_role("link", name="Sign in with Test IdP").click()
+    page.wait_for_url(f"{base}/")
+
+
+def _search_titles(page: Any, base: str, query: str) -> str:
+    page.goto(f"{base}/search/?q={query}")
+    return page.locator("main").inner_text()
+
+
+def test_sign_in_through_the_provider_and_lose_a_group_at_the_next_sign_in(sso_page, live_server, provider, content):  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import User
+
+    page, base = sso_page.page, live_server.url
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_role("link", name="Sign in with Test IdP").click()
+    page.wait_for_url(f"http://127.0.0.1:{provider.port}/login/**")
+    page.get_by_label("Provider username").fill("carol")
+    page.get_by_label("Provider password").fill("carol-pass")
+    page.get_by_role("button", name="Sign in at the provider").click()
+    page.wait_for_url(f"{base}/")
+
+    carol = User.objects.get(username="carol")
+    assert set(carol.groups.values_list("name", flat=True)) == {"staff", "board"}
+    assert carol.email == "carol@example.com" and not carol.has_usable_password()
+    home = page.locator("main").inner_text()
+    assert "Hr" in home and "Board" in home
+    assert "Board minutes" in _search_titles(page, base, "acquisition competitor")
+    assert page.goto(f"{base}/spaces/board/board-minutes/").status == 200
+
+    # The provider drops carol from the board; she signs in again (her provider session is still open).
+    provider.set_groups("carol", "idp-staff")
+    page.goto(f"{base}/")
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url(f"{base}/accounts/login/")
+    _sign_in(page, base)
+
+    assert set(carol.groups.values_list("name", flat=True)) == {"staff"}
+    home = page.locator("main").inner_text()
+    assert "Hr" in home and "Board" not in home
+    assert "Board minutes" not in _search_titles(page, base, "acquisition competitor")
+    assert "Remote work" in _search_titles(page, base, "remote work")
+    assert page.goto(f"{base}/spaces/board/board-minutes/").status == 404
+    page.goto(f"{base}/ask/?q=Did+the+board+approve+an+acquisition%3F")
+    assert "Board minutes" not in page.locator("main").inner_text()
+
+
+def test_login_page_offers_the_provider_and_can_hide_the_password_form(sso_page, live_server, provider, settings):  # type: ignore[no-untyped-def]
+    page, base = sso_page.page, live_server.url
+    page.goto(f"{base}/accounts/login/")
+    assert page.get_by_role("link", name="Sign in with Test IdP").is_visible()
+    assert page.get_by_label("Password").is_visible()
+    settings.LOCAL_LOGIN_ENABLED = False
+    page.goto(f"{base}/accounts/login/")
+    assert page.get_by_role("link", name="Sign in with Test IdP").is_visible()
+    assert page.get_by_label("Password").count() == 0

@@ -133,6 +133,12 @@ def visible_page_ids_sql(user: Any) -> tuple[str, tuple[Any, ...]]:
 _NOTHING = ("SELECT NULL::bigint AS id WHERE false", ())
 
 
+def readable_ids_sql_for_groups(group_ids: tuple[int, ...] | None) -> tuple[str, tuple[Any, ...]]:
+    """``visible_page_ids_sql`` for a superuser (``None``) or an active member of exactly these groups,
+    for callers that have just read the groups themselves."""
+    return _readable_ids_sql(None if group_ids is None else tuple(sorted(group_ids)))
+
+
 @lru_cache(maxsize=1024)
 def _readable_ids_sql(group_ids: tuple[int, ...] | None) -> tuple[str, tuple[Any, ...]]:
     """``visible_page_ids_sql`` for a superuser (``None``) or a member of exactly ``group_ids``."""

@@ -22,6 +22,8 @@ import numpy as np
 from django.core.cache import cache
 from django.db import connection
 
+from search.scopes import EVERYTHING, Reader
+
 logger = logging.getLogger(__name__)
 
 ALPHA = 0.8  # how much of the language mean to remove (1.0 over-corrects native questions)
@@ -36,27 +38,43 @@ PARTITION_EF_SEARCH = 400
 
 
 def means_cache_key(model: str) -> str:
-    return f"crosslang:means:v2:{model}"  # v2: parsed arrays (v1 held text)
+    return f"crosslang:means:v3:{model}"  # v3: sums per readership scope (v2: one mean per language)
 
 
-def language_stats(model: str) -> dict[str, tuple[np.ndarray, int]]:
-    """(mean embedding, chunk count) per language with enough chunks for ``model`` (cached)."""
+def _scope_sums(model: str) -> list[tuple[int, tuple[int, ...], str, np.ndarray, int]]:
+    """(space id, restriction groups, language, sum of embeddings, chunks) per scope (cached)."""
+    from search.scopes import scoped_chunks_sql
+
     key = means_cache_key(model)
     cached = cache.get(key)
     if cached is None:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT language, avg(embedding)::text, count(*) FROM search_chunk"
-                " WHERE embedding_model = %s AND embedding IS NOT NULL GROUP BY language",
+                "SELECT space_id, groups, chunk_language, sum(embedding)::text, count(*) FROM ("  # noqa: S608
+                + scoped_chunks_sql("c.embedding_model = %s AND c.embedding IS NOT NULL")
+                + ") scoped GROUP BY 1, 2, 3",
                 [model],
             )
             # Parsed once here, not on every search that reads the cache.
-            cached = {
-                lang: (np.array([float(x) for x in text.strip("[]").split(",")], dtype=np.float32), int(n))
-                for lang, text, n in cursor.fetchall()
-            }
+            cached = [
+                (space_id, tuple(groups), lang, np.array(text.strip("[]").split(","), dtype=np.float64), int(n))
+                for space_id, groups, lang, text, n in cursor.fetchall()
+            ]
         cache.set(key, cached, MEANS_TTL_S)
-    return {lang: (mean, n) for lang, (mean, n) in cached.items() if n >= MIN_CHUNKS_PER_LANGUAGE}
+    return cached
+
+
+def language_stats(model: str, reader: Reader = EVERYTHING) -> dict[str, tuple[np.ndarray, int]]:
+    """(mean embedding, chunk count) per language with enough chunks for ``model``, over the
+    scopes ``reader`` may read only: hidden pages never move a reader's centred list."""
+    sums: dict[str, tuple[np.ndarray, int]] = {}
+    for space_id, groups, lang, total, n in _scope_sums(model):
+        if reader.reads(space_id, groups):
+            known = sums.get(lang)
+            sums[lang] = (total, n) if known is None else (known[0] + total, known[1] + n)
+    return {
+        lang: ((total / n).astype(np.float32), n) for lang, (total, n) in sums.items() if n >= MIN_CHUNKS_PER_LANGUAGE
+    }
 
 
 @dataclass
@@ -66,12 +84,14 @@ class CentredQuery:
     unit: list[float]  # q' / |q'|: the vector each partition is searched with
     norm: float  # |q'|
     offsets: dict[str, float]  # language -> α μ_L · q', subtracted from that partition's scores
-    sizes: dict[str, int]  # language -> chunks (all of them, visible or not)
+    sizes: dict[str, int]  # language -> chunks the reader may read
 
 
-def centred_query(vector: list[float], model: str, query_language: str, filters: Any) -> CentredQuery | None:
+def centred_query(
+    vector: list[float], model: str, query_language: str, filters: Any, reader: Reader = EVERYTHING
+) -> CentredQuery | None:
     """None when there is nothing to centre: one language only, or the query's language unknown."""
-    stats = language_stats(model)
+    stats = language_stats(model, reader)
     means = {lang: mean for lang, (mean, _n) in stats.items()}
     if len(means) < 2 or query_language not in means:
         return None  # one language only: the plain vector leg already covers it
@@ -126,7 +146,7 @@ def partition_leg(
 
     visible = as_visible(visible)
     partition = Filters(space=filters.space, language=language)
-    small = centred.sizes[language] * visible.estimate[1] <= PARTITION_EXACT_CHUNKS
+    small = centred.sizes[language] <= PARTITION_EXACT_CHUNKS  # readable chunks of the language
     return vector_leg(
         centred.unit, model, visible, partition, depth, True if small else exact, ef_search=PARTITION_EF_SEARCH
     )
@@ -146,7 +166,9 @@ def crosslang_leg(
 
     ``centred``: the caller's ``centred_query`` for this vector, if it has one.
     """
-    centred = centred or centred_query(vector, model, query_language, filters)
+    from search.visibility import as_visible
+
+    centred = centred or centred_query(vector, model, query_language, filters, as_visible(visible).reader)
     if centred is None:
         return []
     per_language = {

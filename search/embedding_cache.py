@@ -1,4 +1,9 @@
-"""Query embeddings cached in Redis: search-as-you-type repeats the same queries."""
+"""Query embeddings cached in Redis: search-as-you-type repeats the same queries.
+
+Each person has their own entries (``owner``): a shared entry would answer a query that anybody
+asked recently in ~25 ms instead of ~60-85 ms, telling whoever times it what colleagues search
+for. The cost is one embedding per person per query instead of one per query.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,9 @@ TTL_S = 24 * 3600
 logger = logging.getLogger(__name__)
 
 
-def query_embedding(text: str, embedder: Embedder) -> list[float]:
-    key = "qemb:" + hashlib.sha256(f"{embedder.model_name}\n{text}".encode()).hexdigest()
+def query_embedding(text: str, embedder: Embedder, owner: object = None) -> list[float]:
+    """``text``'s query vector, cached for ``owner`` (a user id; ``None``: tools and benchmarks)."""
+    key = "qemb:v2:" + hashlib.sha256(f"{embedder.model_name}\n{owner}\n{text}".encode()).hexdigest()
     try:
         cached = cache.get(key)
     except Exception:  # a cache outage must not break search

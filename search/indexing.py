@@ -181,7 +181,7 @@ def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
     if replaced is None:
         return ReindexResult("stale")
     total, reused = replaced
-    refresh_after_indexing()
+    refresh_after_indexing(page.pk)
     if not model_name:
         return ReindexResult("indexed", chunks=total, reused=reused)
 
@@ -206,8 +206,10 @@ def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
 
 def page_unindex(*, page: Page) -> None:
     with transaction.atomic():
-        Chunk.objects.filter(page=page).delete()
+        deleted, _by_model = Chunk.objects.filter(page=page).delete()
         IndexState.objects.filter(page=page).delete()
+    if deleted:
+        refresh_after_indexing(page.pk)  # its words no longer count in its scope
 
 
 def pages_needing_index(model_name: str | None = None):  # type: ignore[no-untyped-def]

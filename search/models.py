@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
@@ -125,22 +126,28 @@ class IndexSettings(models.Model):
 
 
 class LexemeStat(models.Model):
-    """How many chunks of a language contain a lexeme: the IDF of the keyword leg.
+    """How many chunks of one readership scope and language contain a lexeme: the IDF of the keyword leg.
 
-    Refreshed in bulk from ``ts_stat`` (see ``search/lexemes.py``), not on every
-    write, so indexing never contends on hot rows; a lexeme newer than the last
-    refresh counts as rare, which is what it is.
+    A scope is the published pages of one space with one restriction (``groups``, empty when
+    unrestricted): a reader's document frequencies are the sum over the scopes they may read,
+    so hidden pages never move a reader's ranking (``search/scopes.py``). Refreshed in bulk
+    (``search/lexemes.py``), not on every write, so indexing never contends on hot rows; a
+    lexeme newer than the last refresh counts as rare, which is what it is.
     """
 
+    space_id = models.IntegerField(default=0)
+    groups = ArrayField(models.IntegerField(), default=list, blank=True)
     language = models.CharField(max_length=8)
     lexeme = models.CharField(max_length=300)
     ndoc = models.PositiveIntegerField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["language", "lexeme"], name="lexemestat_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["language", "lexeme", "space_id", "groups"], name="lexemestat_scope_unique")
+        ]
 
     def __str__(self) -> str:
-        return f"{self.language}:{self.lexeme}={self.ndoc}"
+        return f"{self.language}:{self.lexeme}={self.ndoc} (space {self.space_id})"
 
 
 class LexiconWord(models.Model):
@@ -155,6 +162,10 @@ class LexiconWord(models.Model):
     word = models.CharField(max_length=100)
     chunks = models.PositiveIntegerField(help_text="Chunks of the language that contain the word.")
     embedding = VectorField()
+    # The word's chunk count in each readership scope where it is frequent (search/scopes.py):
+    # "<space>" or "<space>:<group>.<group>" keys, counts in the same order.
+    scopes = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    scope_chunks = ArrayField(models.IntegerField(), default=list, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["model", "language", "word"], name="lexiconword_unique")]

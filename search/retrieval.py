@@ -22,6 +22,7 @@ from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
 from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
+from search.scopes import reader_of
 from search.text import STOPWORDS, detect_language
 from search.translation import query_translations
 from search.visibility import VisiblePages, as_visible, visible_pages
@@ -77,6 +78,8 @@ class Retrieval:
     query_language: str
     timings: dict[str, float] = field(default_factory=dict)
     used_vectors: bool = False
+    query_vector: list[float] | None = None  # what later steps (Ask's sentence choice) reuse
+    embedder: Any = None  # the serving query embedder the vector came from
 
 
 @dataclass
@@ -148,12 +151,12 @@ def keyword_leg(
     # A stop-word of any handbook language ("de", "le", "que") is rare in the other language's
     # partition and would get a high IDF there, pulling in pages of the wrong language.
     content_terms = [t for t in parsed.terms if t not in ALL_STOPWORDS] or parsed.terms
-    weights = term_weights(content_terms)
-    filter_sql, filter_params = filters.sql()
-    selects: list[str] = []
     visible = as_visible(visible)
     if not visible:
         return []
+    weights = term_weights(content_terms, visible.reader)
+    filter_sql, filter_params = filters.sql()
+    selects: list[str] = []
     # "+ 0": the page_id index must not replace the full-text index as the way in.
     visible_sql, visible_params = visible.clause("(c.page_id + 0)")
     params: list[Any] = []
@@ -426,11 +429,11 @@ def fuse(
     return pages
 
 
-def _query_vector(text: str, embedder: Any, timings: dict[str, float]) -> list[float] | None:
-    """The query embedding, or None if the embedder failed."""
+def _query_vector(text: str, embedder: Any, timings: dict[str, float], owner: Any = None) -> list[float] | None:
+    """The query embedding (cached per ``owner``), or None if the embedder failed."""
     t = time.perf_counter()
     try:
-        embedding = query_embedding(text, embedder)
+        embedding = query_embedding(text, embedder, owner)
     except Exception as exc:  # provider down: keyword results still answer
         logger.warning("query embedding failed, keyword results only: %s", exc)
         embedding = None
@@ -455,10 +458,16 @@ def translated_keyword_leg(
     filters: Filters,
     depth: int = LEG_DEPTH,
     embedder: Any = None,
+    owner: Any = None,
 ) -> list[ChunkHit]:
-    """The keyword leg over the query translated into each other handbook language (its pages only)."""
+    """The keyword leg over the query translated into each other handbook language (its pages only).
+
+    The word translation draws on the words of pages this reader may read (``visible.reader``).
+    """
     hits: list[ChunkHit] = []
-    for target, text in query_translations(parsed.raw, query_language, embedder).items():
+    visible = as_visible(visible)
+    translations = query_translations(parsed.raw, query_language, embedder, reader=visible.reader, owner=owner)
+    for target, text in translations.items():
         if filters.language and filters.language != target:
             continue  # the user asked for another language's pages only
         partition = Filters(space=filters.space, language=target)
@@ -500,17 +509,19 @@ def retrieve(
         if not (use_vectors and embedder is not None):
             return embedder, None, None
         # Before the lists start: the model's threads and Postgres would fight over the same cores.
-        embedding = _query_vector(parsed.raw, embedder, timings)
+        embedding = _query_vector(parsed.raw, embedder, timings, getattr(user, "pk", None))
         centred = (
-            centred_query(embedding, embedder.model_name, query_language, filters)
+            centred_query(embedding, embedder.model_name, query_language, filters, reader)
             if embedding and cross_language
             else None
         )
         return embedder, embedding, centred
 
+    # Whose statistics rank the results: the scopes this user may read (search/scopes.py).
+    reader = reader_of(user)
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
     # read fresh on every query and applied inside every leg. The query side is prepared meanwhile.
-    visible, (embedder, embedding, centred) = parallel.run_all([partial(visible_pages, user), query_side])
+    visible, (embedder, embedding, centred) = parallel.run_all([partial(visible_pages, user, reader), query_side])
     model = embedder.model_name if embedder else ""
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
 
@@ -527,7 +538,7 @@ def retrieve(
             args = (centred, language, model, visible, filters, depth, exact)
             calls.append(_timed(f"{PARTITION_PREFIX}{language}", partition_leg, *args))
     if translate:
-        args = (parsed, query_language, visible, filters, depth, embedder)
+        args = (parsed, query_language, visible, filters, depth, embedder, getattr(user, "pk", None))
         calls.append(_timed("translate", translated_keyword_leg, *args))
     # Independent lists over the same visible set: side by side when allowed (search/parallel.py).
     lists: dict[str, Any] = {}
@@ -556,4 +567,6 @@ def retrieve(
     pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=vector_weight)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
-    return Retrieval(parsed, pages, query_language, timings, used_vectors=bool(vector))
+    return Retrieval(
+        parsed, pages, query_language, timings, used_vectors=bool(vector), query_vector=embedding, embedder=embedder
+    )

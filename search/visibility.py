@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from search.scopes import EVERYTHING, NOBODY, Reader, reader_of
+
 ARRAY_MAX_IDS = 1000  # above this many pages, the bitmap form is cheaper to parse and to plan
 
 
@@ -29,11 +31,18 @@ class VisiblePages:
     """An immutable set of page ids with its SQL membership tests."""
 
     def __init__(
-        self, ids: Iterable[int], *, estimate: tuple[int, float] | None = None, sorted_unique: bool = False
+        self,
+        ids: Iterable[int],
+        *,
+        estimate: tuple[int, float] | None = None,
+        sorted_unique: bool = False,
+        reader: Reader = EVERYTHING,
     ) -> None:
         """``sorted_unique``: the caller guarantees ascending ids without repeats (taken as they are:
-        sorting thousands of ids again cost ~0.8 ms a search)."""
+        sorting thousands of ids again cost ~0.8 ms a search). ``reader``: whose index statistics
+        rank these pages (a bare id list, as tests pass, ranks with the whole index's)."""
         self.ids: list[int] = ids if sorted_unique and isinstance(ids, list) else sorted({int(i) for i in ids})
+        self.reader = reader
         if estimate is not None:
             self.__dict__["estimate"] = estimate  # already known (``visible_pages``): no second query
 
@@ -94,19 +103,23 @@ def _estimate(visible_pages: int, all_pages: int, chunk_rows: float) -> tuple[in
     return int(chunk_rows * share), share
 
 
-def visible_pages(user: Any) -> VisiblePages:
-    """The pages ``user`` may read (``visible_to``, read fresh) and the estimate, in one round trip."""
+def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
+    """The pages ``user`` may read (``visible_to``, read fresh) and the estimate, in one round trip,
+    after the reader (groups and readable spaces) whose statistics rank them."""
     from django.db import connection
 
-    from handbook.permissions import visible_page_ids_sql
+    from handbook.permissions import readable_ids_sql_for_groups
 
-    sql, params = visible_page_ids_sql(user)
+    reader = reader_of(user) if reader is None else reader
+    if reader == NOBODY:
+        return VisiblePages([], estimate=(0, 0.0), sorted_unique=True, reader=reader)
+    sql, params = readable_ids_sql_for_groups(None if reader.everything else tuple(reader.group_ids))
     with connection.cursor() as cursor:
         # Sorted here (ids are primary keys: no repeats), so VisiblePages takes the list as it is.
         cursor.execute(f"SELECT (SELECT array_agg(id ORDER BY id) FROM ({sql}) AS v), {ESTIMATE_SQL}", params)  # noqa: S608
         ids, all_pages, chunk_rows = cursor.fetchone()
     ids = ids or []
-    return VisiblePages(ids, estimate=_estimate(len(ids), all_pages, chunk_rows), sorted_unique=True)
+    return VisiblePages(ids, estimate=_estimate(len(ids), all_pages, chunk_rows), sorted_unique=True, reader=reader)
 
 
 def as_visible(visible: VisiblePages | Iterable[int]) -> VisiblePages:

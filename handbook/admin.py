@@ -1,8 +1,17 @@
-"""Admin: an overview and the escape hatch (restore deleted pages).
+"""Admin: an overview and the escape hatch (restore deleted pages), for superusers only.
 
 Content is edited in the app, where revisions, conflicts and reindexing
-happen; here page text is read-only. Staff who are not superusers only see
-what they may edit (``editable_by``), the same rule as everywhere else.
+happen; here page text is read-only. Staff who edit a space manage its groups
+and page restrictions in the app (the space's and page's "Access" pages,
+``can_admin_space``), not here.
+
+Why superusers only: the admin's lists, searches, list filters, raw-id lookups,
+autocompletes and change forms each read whole tables, so a staff account with
+a model's view permission saw titles of pages it cannot read. Filtering every
+one of those per user would be a second permission system to keep in step with
+``handbook/permissions.py``; superusers read everything anyway. The site
+therefore admits active staff superusers and nobody else, whatever model
+permissions an account holds, and its login shares the site login's lockout.
 """
 
 from __future__ import annotations
@@ -10,13 +19,43 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from handbook.forms import ThrottledAuthenticationForm
 from handbook.models import Page, Revision, SlugRedirect, Space
 from handbook.services import page_undelete
+
+
+def admin_site_admits(user: Any) -> bool:
+    """Django's own gate (active staff), narrowed to superusers."""
+    return bool(user.is_active and user.is_staff and user.is_superuser)
+
+
+class SuperuserLoginForm(ThrottledAuthenticationForm):
+    """The admin's login: the site login's throttle (one lockout for both), superusers only."""
+
+    error_messages = {
+        **ThrottledAuthenticationForm.error_messages,
+        "invalid_login": _(
+            "Please enter the username and password of a superuser account. The admin is only for superusers."
+        ),
+    }
+
+    def confirm_login_allowed(self, user: Any) -> None:
+        super().confirm_login_allowed(user)
+        if not admin_site_admits(user):
+            raise ValidationError(self.error_messages["invalid_login"], code="invalid_login")
+
+
+# The default site is kept (third-party and auth registrations stay on it);
+# replacing it would need a custom AdminConfig in INSTALLED_APPS for the same gate.
+admin.site.has_permission = lambda request: admin_site_admits(request.user)  # type: ignore[method-assign]
+admin.site.login_form = SuperuserLoginForm
+admin.site.site_header = _("Handbook administration (superusers only)")
 
 
 @admin.register(Space)
@@ -25,10 +64,6 @@ class SpaceAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     filter_horizontal = ["viewer_groups", "editor_groups"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Space]:
-        qs = super().get_queryset(request)
-        return qs if request.user.is_superuser else qs.filter(pk__in=Space.objects.editable_by(request.user))
 
 
 class RevisionInline(admin.TabularInline):
@@ -84,9 +119,7 @@ class PageAdmin(admin.ModelAdmin):
     actions = ["restore_pages"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Page]:
-        if request.user.is_superuser:
-            return Page.objects.all().select_related("space")  # soft-deleted pages included, to restore them
-        return Page.objects.editable_by(request.user).select_related("space")
+        return Page.objects.all().select_related("space")  # soft-deleted pages included, to restore them
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # pages are created in the app (revision 1, indexing)
@@ -102,7 +135,6 @@ class PageAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Restore selected deleted pages"))
     def restore_pages(self, request: HttpRequest, queryset: QuerySet[Page]) -> None:
-        # queryset is already limited by get_queryset to pages this user may manage.
         pages = list(queryset.filter(deleted_at__isnull=False))
         for page in pages:
             page_undelete(page=page)
@@ -120,10 +152,6 @@ class RevisionAdmin(admin.ModelAdmin):
     list_select_related = ["page", "author"]
     readonly_fields = ["page", "number", "title", "body", "author", "note", "created_at"]
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Revision]:
-        qs = super().get_queryset(request)
-        return qs if request.user.is_superuser else qs.filter(page__in=Page.objects.editable_by(request.user))
-
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -136,7 +164,3 @@ class SlugRedirectAdmin(admin.ModelAdmin):
     list_display = ["space_slug", "page_slug", "page"]
     search_fields = ["space_slug", "page_slug", "page__title"]
     raw_id_fields = ["page"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[SlugRedirect]:
-        qs = super().get_queryset(request)
-        return qs if request.user.is_superuser else qs.filter(page__in=Page.objects.editable_by(request.user))

@@ -27,7 +27,7 @@ class World:
     seed: int
     users: dict[str, Any] = field(default_factory=dict)  # username -> User
     memberships: dict[str, set[str]] = field(default_factory=dict)
-    spaces: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # slug -> {"viewers", "editors"}
+    spaces: dict[str, dict[str, Any]] = field(default_factory=dict)  # slug -> {"viewers", "editors", "canary"}
     pages: dict[int, dict[str, Any]] = field(default_factory=dict)  # page id -> facts
     queries: list[str] = field(default_factory=list)
 
@@ -67,6 +67,16 @@ class World:
                 editable.add(page_id)
         return editable
 
+    def expected_spaces(self, username: str) -> set[str]:
+        """Spaces whose title the user may see: members (viewers or editors) of the space."""
+        user = self.users[username]
+        if not user.is_active:
+            return set()
+        if user.is_superuser:
+            return set(self.spaces)
+        groups = self.memberships[username]
+        return {slug for slug, space in self.spaces.items() if groups & (space["viewers"] | space["editors"])}
+
     def canary(self, page_id: int) -> str:
         return self.pages[page_id]["canary"]
 
@@ -87,13 +97,15 @@ def build_world(seed: int, *, n_users: int = 6, n_spaces: int = 3, n_pages: int 
         viewers = set(rng.sample(group_names, rng.randint(0, 2)))
         editors = set(rng.sample(group_names, rng.randint(0, 1)))
         slug = f"w{seed}s{s}"
+        # Space titles carry a canary too: lists and filters must not name a space the user is not in.
+        space_canary = f"spacemark{seed}y{s}zq"
         space_create(
             slug=slug,
-            title=f"Space {slug}",
+            title=f"Space {slug} {space_canary}",
             viewer_groups=[groups[g] for g in viewers],
             editor_groups=[groups[g] for g in editors],
         )
-        world.spaces[slug] = {"viewers": viewers, "editors": editors}
+        world.spaces[slug] = {"viewers": viewers, "editors": editors, "canary": space_canary}
     for u in range(n_users):
         username = f"w{seed}u{u}"
         superuser = u == 0 and rng.random() < 0.3
@@ -170,8 +182,16 @@ class Leak:
     detail: str
 
 
-def _canaries_in(text: str, world: World, allowed: set[int]) -> list[str]:
-    return [world.canary(pid) for pid in world.pages if pid not in allowed and world.canary(pid) in text]
+def _canaries_in(text: str, world: World, allowed: set[int], allowed_spaces: set[str] | None = None) -> list[str]:
+    """Canaries of pages outside ``allowed`` (and, when given, of spaces outside ``allowed_spaces``) in text."""
+    found = [world.canary(pid) for pid in world.pages if pid not in allowed and world.canary(pid) in text]
+    if allowed_spaces is not None:
+        found += [
+            space["canary"]
+            for slug, space in world.spaces.items()
+            if slug not in allowed_spaces and space["canary"] in text
+        ]
+    return found
 
 
 def check_case(world: World, username: str, query: str, *, summaries: bool = True) -> list[Leak]:
@@ -245,7 +265,7 @@ def check_case(world: World, username: str, query: str, *, summaries: bool = Tru
 
 
 def check_http_case(world: World, username: str, query: str, client: Any) -> list[Leak]:
-    """Every HTTP read path for one (user, query): pages, search, ask, admin."""
+    """Every HTTP read path for one (user, query): pages, search, ask (the admin: ``check_admin_case``)."""
     from django.urls import NoReverseMatch, reverse
 
     from handbook.models import Page
@@ -256,6 +276,7 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
     expected = world.expected_visible(username) | world.expected_editable(username)
     if user.is_active and user.is_superuser:
         expected |= set(world.pages)
+    spaces = world.expected_spaces(username)
     leaks: list[Leak] = []
     client.force_login(user) if user.is_active else client.logout()
 
@@ -264,7 +285,7 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
             client.get(url, HTTP_HX_REQUEST="true" if "hx" in path else None) if "hx" in path else client.get(url)
         )
         body = response.content.decode(errors="replace")
-        for canary in _canaries_in(body, world, expected):
+        for canary in _canaries_in(body, world, expected, spaces):
             leaks.append(Leak(world.seed, username, query, path, f"{url}: {canary}"))
 
     from urllib.parse import urlencode
@@ -285,13 +306,82 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
                 scan("http." + name, reverse(name, kwargs={"space_slug": page.space.slug, "page_slug": page.slug}))
             except NoReverseMatch:
                 continue
-    if user.is_active and user.is_staff:
-        for url in (
-            "/admin/handbook/page/",
-            "/admin/search/chunk/",
-            "/admin/summaries/summary/",
-            "/admin/handbook/revision/",
-            "/admin/search/asklog/",
-        ):
-            scan("http.admin", url)
+    return leaks
+
+
+def admin_urls(world: World, hidden_pages: set[int], hidden_spaces: set[str]) -> list[str]:
+    """Every admin page that could name a hidden page or space, for every registered model.
+
+    Index pages; each changelist (its list filters list spaces), as a raw-id popup, searched by
+    a hidden page's ref and by a topic word, and filtered on a hidden space; add forms with a
+    raw-id field pre-filled with a hidden page; the autocomplete of every foreign key; the
+    change, history and delete forms of every object that belongs to a hidden page or space.
+    """
+    from urllib.parse import urlencode
+
+    from django.contrib import admin
+    from django.db.models import ForeignKey, ManyToManyField
+    from django.urls import reverse
+
+    from handbook.models import Page, Space
+
+    space_ids = dict(Space.objects.filter(slug__in=world.spaces).values_list("slug", "id"))
+    hidden_space_ids = [space_ids[slug] for slug in sorted(hidden_spaces)]
+    refs = [world.pages[pid]["ref"] for pid in sorted(hidden_pages)]
+    registered = admin.site._registry
+    urls = ["/admin/"]
+    for model, model_admin in registered.items():
+        opts = model._meta
+        name = f"admin:{opts.app_label}_{opts.model_name}"
+        urls.append(reverse("admin:app_list", args=[opts.app_label]))
+        changelist = reverse(f"{name}_changelist")
+        urls += [changelist, changelist + "?_popup=1&_to_field=id", changelist + "?q=" + TOPIC_WORDS[0]]
+        urls += [changelist + "?" + urlencode({"q": ref}) for ref in refs]
+        for list_filter in model_admin.list_filter:
+            if isinstance(list_filter, str) and list_filter.split("__")[-1] == "space":
+                urls += [changelist + f"?{list_filter}__id__exact={pk}" for pk in hidden_space_ids]
+        for field_name in model_admin.raw_id_fields:
+            urls += [reverse(f"{name}_add") + f"?{field_name}={pid}" for pid in sorted(hidden_pages)]
+        for model_field in opts.get_fields():
+            if isinstance(model_field, ForeignKey | ManyToManyField) and model_field.related_model in registered:
+                query = {"app_label": opts.app_label, "model_name": opts.model_name, "field_name": model_field.name}
+                urls.append("/admin/autocomplete/?" + urlencode({**query, "term": TOPIC_WORDS[1]}))
+        if model is Page:
+            object_ids = list(Page.objects.filter(pk__in=hidden_pages).values_list("pk", flat=True))
+        elif model is Space:
+            object_ids = hidden_space_ids
+        elif any(f.name == "page" and f.related_model is Page for f in opts.get_fields()):
+            object_ids = list(model._default_manager.filter(page_id__in=hidden_pages).values_list("pk", flat=True))
+        else:
+            object_ids = []
+        for object_id in object_ids:
+            urls += [reverse(f"{name}_{view}", args=[object_id]) for view in ("change", "history", "delete")]
+    return urls
+
+
+def check_admin_case(world: World, username: str, client: Any) -> list[Leak]:
+    """Every admin read path for one user who holds every view and change permission of the admin.
+
+    Superusers read every page and space, so nothing they see there can leak; everyone else
+    must find no hidden page or space title anywhere in the admin (it admits superusers only).
+    """
+    from django.contrib import admin
+    from django.contrib.auth.models import Permission
+    from django.contrib.contenttypes.models import ContentType
+
+    user = world.users[username]
+    if user.is_active and user.is_superuser:
+        return []
+    content_types = ContentType.objects.get_for_models(*admin.site._registry).values()
+    user.user_permissions.add(
+        *Permission.objects.filter(content_type__in=content_types, codename__regex=r"^(view|change)_")
+    )
+    expected = world.expected_visible(username) | world.expected_editable(username)
+    spaces = world.expected_spaces(username)
+    client.force_login(user) if user.is_active else client.logout()
+    leaks = []
+    for url in admin_urls(world, set(world.pages) - expected, set(world.spaces) - spaces):
+        body = client.get(url).content.decode(errors="replace")
+        for canary in _canaries_in(body, world, expected, spaces):
+            leaks.append(Leak(world.seed, username, "", "http.admin", f"{url}: {canary}"))
     return leaks

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.faults import kill_worker_during_reindex, make_pages, race_edits
-from tests.security.matrix import build_world, check_case, check_http_case
+from tests.security.matrix import build_world, check_admin_case, check_case, check_http_case
 from tests.security.revocation import KINDS, run_trial
 
 pytestmark = [pytest.mark.prove, pytest.mark.timeout(4 * 3600)]
@@ -30,7 +30,7 @@ def record(name: str, **figures) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.django_db
 def test_permission_matrix_10000_cases(client):
     started = time.monotonic()
-    cases, leaks, http_cases = 0, [], 0
+    cases, leaks, http_cases, admin_cases = 0, [], 0, 0
     seed = 1000
     while cases < 10_000:
         world = build_world(seed, n_users=8, n_pages=14, n_queries=25)
@@ -42,11 +42,16 @@ def test_permission_matrix_10000_cases(client):
         for username in list(world.users)[:4]:
             leaks += check_http_case(world, username, world.queries[0], client)
             http_cases += 1
+        # The admin does not depend on the query: every user of every world, once.
+        for username in world.users:
+            leaks += check_admin_case(world, username, client)
+            admin_cases += 1
         seed += 1
     record(
         "permission_matrix",
         cases=cases,
         http_cases=http_cases,
+        admin_cases=admin_cases,
         worlds=seed - 1000,
         leaks=len(leaks),
         seconds=round(time.monotonic() - started),

@@ -29,10 +29,11 @@ TOPICS = [
     ("Cantine", "Le repas de la cantine coûte quatre euros, café compris, pour chaque agent."),
     ("Expenses", "Corporate card limits: 2,000 euros a month; receipts are due within ten days."),
 ]
-WORDS = (
-    "leave travel laptop receipts hotel taxi card limit month days manager security report carry "
-    "repas cantine semaine accord télétravail euros agent remote policy password badge parking"
-).split()
+WORDS = [
+    *("leave", "travel", "laptop", "receipts", "hotel", "taxi", "card", "limit", "month", "days"),
+    *("manager", "security", "report", "carry", "repas", "cantine", "semaine", "accord"),
+    *("télétravail", "euros", "agent", "remote", "policy", "password", "badge", "parking"),
+]
 
 
 def _probes(count: int, seed: int) -> list[str]:
@@ -59,9 +60,9 @@ def _ensure_handbook():  # type: ignore[no-untyped-def]
     return bench_user("cache-a", ["staff"]), bench_user("cache-b", ["staff"])
 
 
-def _time(call) -> float:  # type: ignore[no-untyped-def]
+def _time(run, user, query: str) -> float:  # type: ignore[no-untyped-def]
     started = time.perf_counter()
-    call()
+    run(user, query)
     return (time.perf_counter() - started) * 1000
 
 
@@ -86,9 +87,9 @@ def main(argv: list[str] | None = None) -> None:
             run(a, q)  # A asks first: a shared cache would now hold the answer
         seen, unseen, own = [], [], []
         for q_seen, q_unseen in zip(seen_queries, unseen_queries, strict=True):
-            seen.append(_time(lambda q=q_seen: run(b, q)))
-            unseen.append(_time(lambda q=q_unseen: run(b, q)))
-            own.append(_time(lambda q=q_seen: run(b, q)))  # B again: B's own cache
+            seen.append(_time(run, b, q_seen))
+            unseen.append(_time(run, b, q_unseen))
+            own.append(_time(run, b, q_seen))  # B again: B's own cache
         results[name] = {"seen_ms": seen, "unseen_ms": unseen, "own_repeat_ms": own}
         for label, values in (
             ("asked by A before", seen),

@@ -1,0 +1,42 @@
+"""The full proof over the API (``make prove``): the matrix and revocation counts for REST and MCP."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.security.api_matrix import KINDS, VIAS, check_api_case, run_api_trial
+from tests.security.matrix import build_world
+from tests.security.test_prove_full import record
+
+pytestmark = [pytest.mark.prove, pytest.mark.timeout(4 * 3600)]
+CASES_PER_VIA = 1_000
+
+
+@pytest.mark.django_db
+def test_api_permission_matrix(client, no_embeddings):
+    """(user, query) cases per way in (token: REST + MCP; session: REST), every page read directly."""
+    started = time.monotonic()
+    figures, leaks, seed = {}, [], 5000
+    for via in VIAS:
+        cases = 0
+        while cases < CASES_PER_VIA:
+            world = build_world(seed, n_users=8, n_pages=14, n_queries=10)
+            for username in world.users:
+                leaks += check_api_case(world, username, world.queries, client, via=via)
+                cases += len(world.queries)
+            seed += 1
+        figures[f"{via}_cases"] = cases
+    record("api_permission_matrix", **figures, leaks=len(leaks), seconds=round(time.monotonic() - started))
+    assert not leaks, leaks[:10]
+
+
+@pytest.mark.django_db
+def test_api_revocation_trials(client, no_embeddings):
+    results = [
+        run_api_trial(seed, KINDS[seed % len(KINDS)], client, via=VIAS[seed // len(KINDS) % 2]) for seed in range(400)
+    ]
+    leaked = sum(after for _before, after in results)
+    record("api_revocation", trials=len(results), visible_before=sum(b for b, _a in results), leaks=leaked)
+    assert all(before for before, _after in results) and leaked == 0

@@ -33,6 +33,8 @@ def provider_groups(claims: dict[str, Any]) -> set[str]:
 
 def sync_groups(user: Any, claims: dict[str, Any]) -> None:
     """Make the user's managed handbook groups, staff and superuser flags follow the claims."""
+    if not settings.OIDC_SYNC_GROUPS:  # a provider without groups (Google): groups are kept in the admin
+        return
     theirs = provider_groups(claims)
     mapping: dict[str, list[str]] = settings.OIDC_GROUP_MAP
     if mapping:

@@ -209,6 +209,7 @@ OIDC_PKCE_CODE_CHALLENGE_METHOD = "S256"
 OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "company sign-in")
 OIDC_USERNAME_CLAIM = env_str("OIDC_USERNAME_CLAIM", "preferred_username")
 OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
+OIDC_SYNC_GROUPS = env_bool("OIDC_SYNC_GROUPS", True)
 # "provider-group=handbook-group[|group…], …"; empty: provider groups are handbook groups of the same name.
 OIDC_GROUP_MAP = parse_group_map(env_str("OIDC_GROUP_MAP", ""))
 OIDC_STAFF_GROUPS = env_list("OIDC_STAFF_GROUPS", [])

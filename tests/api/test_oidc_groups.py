@@ -57,3 +57,10 @@ def test_group_map_parsing():
     for bad in ("idp-hr", "=staff", "idp-hr="):
         with pytest.raises(ImproperlyConfigured):
             parse_group_map(bad)
+
+
+def test_group_sync_can_be_switched_off_for_providers_without_groups(make_user, settings):
+    settings.OIDC_SYNC_GROUPS = False
+    user = make_user("hal", "staff")
+    sync_groups(user, {})
+    assert _names(user) == {"staff"}

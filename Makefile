@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test install lint bench prove stop clean
+.PHONY: run run-sso test install lint bench prove stop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -18,6 +18,10 @@ install: $(VENV)/.installed
 
 run: install
 	@bash scripts/run.sh
+
+# make run behind a local OpenID Connect provider (README, Single sign-on).
+run-sso: install
+	@bash scripts/run_sso.sh
 
 test: install
 	@bash scripts/test.sh

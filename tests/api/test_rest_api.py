@@ -188,3 +188,15 @@ def test_openapi_schema_and_docs(handbook):
     validate(schema)
     docs = client.get("/api/v1/docs")
     assert docs.status_code == 200 and b"swagger" in docs.content.lower()
+
+
+def test_search_lists_the_same_pages_in_the_same_order_as_the_web_search(handbook, make_token):
+    """GIVEN the same person in the browser and through a token
+    WHEN both search for the same words
+    THEN the API's pages are the web page's results, in the same order."""
+    web, headers = Client(), bearer(make_token(handbook.both))
+    web.force_login(handbook.both)
+    for query in ("work vpn remote screen", "salary grid", "vpn"):
+        shown = [r.ref for r in web.get("/search/", {"q": query}).context["result"].results]
+        api = [h["ref"] for h in Client().get("/api/v1/search", {"q": query}, **headers).json()["results"]]
+        assert api == shown[: len(api)] and len(api) == min(len(shown), 10), query

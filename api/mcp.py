@@ -205,7 +205,8 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     token = token_authenticate(secret.strip()) if scheme.lower() == "bearer" else None
     if token is None:
         return _error(401, "Missing, unknown, revoked or expired token.")
-    if not allow(f"api:mcp:token:{token.pk}", settings.API_RATE_LIMIT):
+    # One count per token with the REST API (api.views uses the same keys).
+    if not allow(f"api:calls:token:{token.pk}", settings.API_RATE_LIMIT):
         response = _error(429, "Too many requests for this token; wait a moment and try again.")
         response["Retry-After"] = str(parse_rate(settings.API_RATE_LIMIT)[1])
         return response

@@ -82,7 +82,6 @@ def _as_is(request: HttpRequest, data: dict[str, Any]) -> HttpResponse:
 @api.get("/search", response={200: SearchOut, **ERRORS}, summary="Search pages")
 def search(
     request: HttpRequest,
-    response: HttpResponse,
     q: str,
     limit: int = Query(10, ge=1, le=100),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
@@ -93,20 +92,17 @@ def search(
     from search.management.commands.search import search_json
     from search.query import QueryError
 
-    _check_rate(request, "search", settings.API_RATE_LIMIT)
+    _check_rate(request, "calls", settings.API_RATE_LIMIT)
     try:
         out, found = search_json(q, request.user, limit=limit, offset=offset, mode=mode)
     except QueryError as exc:
         raise HttpError(400, str(exc)) from None
+    response = _as_is(request, out)
     response["X-Total-Count"] = str(found)
     if offset + limit < found and offset + limit <= MAX_OFFSET:
         params = urlencode({"q": q, "limit": limit, "offset": offset + limit, "mode": mode})
         response["Link"] = f'<{request.path}?{params}>; rel="next"'
-    result = _as_is(request, out)
-    for header in ("X-Total-Count", "Link"):
-        if header in response:
-            result[header] = response[header]
-    return result
+    return response
 
 
 # --- Ask ---------------------------------------------------------------------------
@@ -116,6 +112,7 @@ def _may_ask(request: HttpRequest) -> None:
     token = calling_token(request)
     if token is not None and not token.can_ask:
         raise HttpError(403, "This token may only read: asking needs a token with the 'ask' scope.")
+    _check_rate(request, "calls", settings.API_RATE_LIMIT)
     _check_rate(request, "ask", settings.ASK_RATE_LIMIT)
 
 
@@ -194,7 +191,7 @@ def readable_page_by_ref(user: Any, ref: str) -> Any:
 @api.get("/pages/{path:ref}", response={200: PageOut, **ERRORS}, summary="Read a page by its ref")
 def page_by_ref(request: HttpRequest, ref: str) -> Any:
     """404 for a page that does not exist and for one the caller may not read alike."""
-    _check_rate(request, "read", settings.API_RATE_LIMIT)
+    _check_rate(request, "calls", settings.API_RATE_LIMIT)
     return page_json(readable_page_by_ref(request.user, ref), request.user)
 
 
@@ -202,7 +199,7 @@ def page_by_ref(request: HttpRequest, ref: str) -> Any:
 def page_by_slug(request: HttpRequest, space: str, slug: str) -> Any:
     from handbook.models import Page
 
-    _check_rate(request, "read", settings.API_RATE_LIMIT)
+    _check_rate(request, "calls", settings.API_RATE_LIMIT)
     page = (
         Page.objects.visible_to(request.user)
         .select_related("published_revision")
@@ -218,5 +215,5 @@ def page_by_slug(request: HttpRequest, space: str, slug: str) -> Any:
 def spaces(request: HttpRequest) -> Any:
     from handbook.models import Space
 
-    _check_rate(request, "read", settings.API_RATE_LIMIT)
+    _check_rate(request, "calls", settings.API_RATE_LIMIT)
     return list(Space.objects.visible_to(request.user).order_by("title").values("slug", "title", "description"))

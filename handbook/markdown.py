@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 import nh3
 from markdown_it import MarkdownIt
@@ -21,6 +22,7 @@ __all__ = [
     "Block",
     "Piece",
     "heading_ids",
+    "image_source_allowed",
     "markdown_blocks",
     "markdown_to_text",
     "render_markdown",
@@ -138,12 +140,39 @@ def _is_absolute(url: str) -> bool:
     return bool(_ABSOLUTE_URL.match(url))
 
 
+# Where the handbook serves its own files. An image is fetched by every reader's
+# browser, with their session, as soon as the page is shown: pointed at an
+# application URL (``/ask/?q=…``, ``/search/``, an admin page) it would act as each
+# reader. So an image may load only from these paths, or from a relative path that
+# names a file (``img/map.png``: no query, no ``..``, so it cannot leave the page's
+# own folder or reach a view, which all end in "/").
+IMAGE_PATH_PREFIXES = ("/files/", "/attachments/", "/media/", "/static/")
+_FILE_NAME = re.compile(r"[^/]*[^/.]\.[A-Za-z0-9]{1,8}")
+
+
+def image_source_allowed(src: str) -> bool:
+    """True if an image may load from ``src``: one of the handbook's own files."""
+    if _is_absolute(src):
+        return False  # other sites (the sanitiser drops them too), and absolute same-host URLs
+    # Browsers decode %2e / %2f / %5c and read "\\" as "/" before resolving a path; check what they resolve.
+    path = unquote(src)
+    if not path or any(ch in path for ch in "\\?#") or any(ch.isspace() or ord(ch) < 32 for ch in path):
+        return False
+    prefix = next((p for p in IMAGE_PATH_PREFIXES if path.startswith(p)), None)
+    if prefix is None and path.startswith("/"):
+        return False  # an application URL: /ask/, /search/, /spaces/…, /admin/…
+    segments = path[len(prefix or "") :].split("/")
+    if any(segment in (".", "..") for segment in segments):
+        return False
+    return prefix is not None or (all(segments) and bool(_FILE_NAME.fullmatch(segments[-1])))
+
+
 def _attribute_filter(element: str, attribute: str, value: str) -> str | None:
     # `class` is only allowed as the fence language marker markdown-it emits.
     if attribute == "class":
         return value if element == "code" and _LANGUAGE_CLASS.fullmatch(value) else None
-    # Second line of defence for external images (the token pass removes them).
-    if element == "img" and attribute == "src" and _is_absolute(value):
+    # Second line of defence for images (the token pass turns them into their alt text).
+    if element == "img" and attribute == "src" and not image_source_allowed(value):
         return None
     return value
 
@@ -176,7 +205,9 @@ def _prepare_for_html(tokens: list[Token]) -> None:
     """Token tweaks that only matter for HTML output (not for text/ids).
 
     * External images would leak readers' IPs to third parties and could be
-      swapped after review, so they become their alt text.
+      swapped after review, and an image pointed at an application URL would
+      run that URL as every reader: only the handbook's own files are kept
+      (``image_source_allowed``); any other image becomes its alt text.
     * Strikethrough is emitted as <del> (the one tag in the allow-list).
     """
     for block in tokens:
@@ -184,7 +215,7 @@ def _prepare_for_html(tokens: list[Token]) -> None:
             continue
         children: list[Token] = []
         for child in block.children:
-            if child.type == "image" and _is_absolute(str(child.attrGet("src") or "")):
+            if child.type == "image" and not image_source_allowed(str(child.attrGet("src") or "")):
                 alt = _inline_text(child)
                 if alt:
                     children.append(Token("text", "", 0, content=alt))

@@ -20,7 +20,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from handbook.models import LANGUAGES
@@ -133,8 +133,9 @@ def _result_context(result: Any, query: str, space: str, language: str) -> dict[
         "previous_url": _search_url(q=query, space=space, lang=language, page=result.page - 1),
         "next_url": _search_url(q=query, space=space, lang=language, page=result.page + 1),
         "show_ask": not result.error and looks_like_question(query),
+        # A link opens the Ask form with the question filled in (asking nothing); the
+        # panel beside the results asks by POST (search.html, static/js/ask.js).
         "ask_url": "/ask/?" + urlencode({"q": query}),
-        "ask_stream_url": "/ask/stream/?" + urlencode({"q": query}),
     }
 
 
@@ -178,14 +179,20 @@ def _ask(request: HttpRequest, question: str) -> dict[str, Any]:
 
 
 @login_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 def ask_view(request: HttpRequest) -> HttpResponse:
-    question = request.GET.get("q", "")
-    if request.htmx and not request.htmx.history_restore_request:
-        return render(request, "search/ask.html#answer", _ask(request, question))
-    context = _ask(request, question) if question.strip() else _answer_context(question)
-    return render(request, "search/ask.html", context)
+    """GET shows the form (filled in from ?q=); only a POST asks.
+
+    Asking is logged and counted against the asker's rate limit, so it must come
+    from an explicit submit carrying the CSRF token: a link, an <img> in a page or
+    another site can make a browser GET this URL, and that must cost nothing.
+    """
+    if request.method == "POST":
+        context = _ask(request, request.POST.get("q", ""))
+        template = "search/ask.html#answer" if request.htmx else "search/ask.html"
+        return render(request, template, context)
+    return render(request, "search/ask.html", _answer_context(request.GET.get("q", "")))
 
 
 def _sse(event: str, data: dict[str, Any]) -> str:
@@ -194,9 +201,12 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 
 
 @login_required
-@require_GET
+@require_POST
 def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
     """Server-sent events: text deltas while the model writes, then the checked answer as HTML.
+
+    POST with the CSRF token, like the form: it asks, so it is logged and rate limited.
+    The browser reads the events from fetch() (EventSource can only GET).
 
     Deltas are unchecked model output: the browser inserts them as text
     (textContent), and the final fragment - citations verified, everything
@@ -204,7 +214,7 @@ def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
     """
     from search.answers import AskError, stream_answer
 
-    question = request.GET.get("q", "")
+    question = request.POST.get("q", "")
 
     def events() -> Iterator[str]:
         try:

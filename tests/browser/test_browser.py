@@ -1,4 +1,4 @@
-"""End-to-end: a real browser on the live server, htmx and EventSource included."""
+"""End-to-end: a real browser on the live server, htmx and the streamed Ask answer included."""
 
 from __future__ import annotations
 
@@ -86,9 +86,9 @@ def test_ask_streams_an_answer_and_its_citation_opens_the_page(watched, live_ser
     expect(page.get_by_role("heading", level=1)).to_have_text("Remote work")
 
 
-def test_ask_falls_back_to_plain_htmx_without_eventsource(watched, live_server, site):
+def test_ask_falls_back_to_plain_htmx_without_a_streaming_fetch(watched, live_server, site):
     page = watched.page
-    page.context.add_init_script("delete window.EventSource;")
+    page.context.add_init_script("delete window.ReadableStream;")
     log_in(page, live_server.url, "reader", "pw-reader")
     page.goto(f"{live_server.url}/search/?q=how+many+days+can+staff+work+from+home%3F")
     expect(page.locator("#ask-answer .citation").first).to_contain_text("Remote work")
@@ -98,6 +98,9 @@ def test_ask_feedback(watched, live_server, site):
     page = watched.page
     log_in(page, live_server.url, "reader", "pw-reader")
     page.goto(f"{live_server.url}/ask/?q=how+many+days+can+staff+work+from+home%3F")
+    expect(page.locator("#ask-q")).to_have_value("how many days can staff work from home?")
+    expect(page.locator(".citation")).to_have_count(0)  # opening the link asks nothing
+    page.get_by_role("button", name="Ask", exact=True).click()
     page.get_by_role("button", name="Yes").click()
     expect(page.locator(".feedback--done")).to_have_text("Thanks for your feedback.")
 

@@ -91,12 +91,12 @@ def test_sanitizer_strips_dangerous_html_directly() -> None:
     dirty = (
         '<a href="javascript:alert(1)" onclick="x" hx-get="/y" data-id="1" style="color:red">a</a>'
         '<svg onload="alert(1)"><circle/></svg><style>p{}</style><iframe src="/x"></iframe>'
-        '<img src="/ok.png" onerror="alert(1)" alt="ok"><code class="language-py evil">c</code>'
+        '<img src="/files/ok.png" onerror="alert(1)" alt="ok"><code class="language-py evil">c</code>'
     )
     html = sanitize_html(dirty)
     assert_no_active_content(html)
     assert "href" not in html and "class" not in html
-    assert '<img src="/ok.png" alt="ok">' in html
+    assert '<img src="/files/ok.png" alt="ok">' in html
 
 
 def test_external_images_are_removed_alt_kept() -> None:

@@ -1,4 +1,7 @@
-"""Ask in the browser: answer fragment, escaping, citations, streaming, feedback."""
+"""Ask in the browser: answer fragment, escaping, citations, streaming, feedback.
+
+Asking is a POST (the form, the htmx panel, the stream); a GET only shows the form.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ def test_ask_page_without_question_shows_the_form(client, handbook):
 
 def test_ask_answers_with_cited_links_to_passages(client, handbook):
     client.force_login(handbook.reader)
-    html = client.get("/ask/", {"q": "how many days can staff work from home?"}).content.decode()
+    html = client.post("/ask/", {"q": "how many days can staff work from home?"}).content.decode()
     assert "<html" in html
     assert 'class="cite" href="/spaces/hr/remote-work/#remote-work"' in html
     assert "revision 1" in html and ">EN<" in html
@@ -41,7 +44,7 @@ def test_ask_answers_with_cited_links_to_passages(client, handbook):
 
 def test_ask_htmx_returns_the_answer_fragment_only(client, handbook):
     client.force_login(handbook.reader)
-    html = client.get("/ask/", {"q": "how many days can staff work from home?"}, **HX).content.decode()
+    html = client.post("/ask/", {"q": "how many days can staff work from home?"}, **HX).content.decode()
     assert "<html" not in html and "<body" not in html
     assert 'class="answer-text"' in html
 
@@ -58,7 +61,7 @@ def test_model_text_is_escaped(client, handbook, answer_llm):
     fake_llm = answer_llm
     fake_llm.queue_json({"answer": "Three days <img src=x onerror=alert(1)> <script>x()</script> [1]", "sources": [1]})
     client.force_login(handbook.reader)
-    html = client.get("/ask/", {"q": "how many days from home?"}, **HX).content.decode()
+    html = client.post("/ask/", {"q": "how many days from home?"}, **HX).content.decode()
     assert "<img" not in html and "<script" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert 'class="cite"' in html  # the marker itself still becomes a link
@@ -67,7 +70,7 @@ def test_model_text_is_escaped(client, handbook, answer_llm):
 
 def test_no_answer_says_so_and_links_to_search(client, handbook):
     client.force_login(handbook.reader)
-    html = client.get("/ask/", {"q": "what is the airspeed velocity of an unladen swallow?"}, **HX).content.decode()
+    html = client.post("/ask/", {"q": "what is the airspeed velocity of an unladen swallow?"}, **HX).content.decode()
     assert "The handbook doesn't seem to answer this." in html
     assert 'href="/search/?q=what+is+the+airspeed' in html
 
@@ -84,21 +87,21 @@ def test_outdated_citation_is_flagged(client, handbook, monkeypatch):
 
     monkeypatch.setattr(answers, "_mark_outdated", everything_outdated)
     client.force_login(handbook.reader)
-    html = client.get("/ask/", {"q": "how many days can staff work from home?"}, **HX).content.decode()
+    html = client.post("/ask/", {"q": "how many days can staff work from home?"}, **HX).content.decode()
     assert "source updated since" in html
 
 
 @pytest.mark.parametrize(("question", "message"), [("   ", "Please type a question"), ("x" * 5000, "too long")])
 def test_bad_questions_show_a_message(client, handbook, question, message):
     client.force_login(handbook.reader)
-    response = client.get("/ask/", {"q": question}, **HX)
+    response = client.post("/ask/", {"q": question}, **HX)
     assert response.status_code == 200
     assert message in response.content.decode()
 
 
 def test_restricted_page_is_never_cited_to_a_non_member(client, handbook):
     client.force_login(handbook.reader)
-    html = client.get("/ask/", {"q": "what is the confidential salary grid?"}).content.decode()
+    html = client.post("/ask/", {"q": "what is the confidential salary grid?"}).content.decode()
     assert "Salary bands" not in html and "salary-bands" not in html
 
 
@@ -106,7 +109,7 @@ def test_stream_sends_deltas_then_the_rendered_answer(client, handbook, answer_l
     fake_llm = answer_llm
     fake_llm.queue(Reply(stream_chunks=["Up to three ", "days a week <b>", " [1]."]))
     client.force_login(handbook.reader)
-    response = client.get("/ask/stream/", {"q": "how many days can staff work from home?"})
+    response = client.post("/ask/stream/", {"q": "how many days can staff work from home?"})
     assert response["Content-Type"].startswith("text/event-stream")
     events = _events(response)
     deltas = [data["text"] for name, data in events if name == "delta"]
@@ -118,12 +121,16 @@ def test_stream_sends_deltas_then_the_rendered_answer(client, handbook, answer_l
 
 def test_stream_reports_bad_questions_as_an_event(client, handbook):
     client.force_login(handbook.reader)
-    events = _events(client.get("/ask/stream/", {"q": ""}))
+    events = _events(client.post("/ask/stream/", {"q": ""}))
     assert events == [("ask-error", {"message": "Please type a question."})]
 
 
 def _ask(client: Client) -> int:
-    html = client.get("/ask/", {"q": "how many days can staff work from home?"}, **HX).content.decode()
+    client.get("/ask/")  # the form sets the CSRF cookie; htmx sends the token as a header
+    token = client.cookies["csrftoken"].value
+    html = client.post(
+        "/ask/", {"q": "how many days can staff work from home?"}, HTTP_X_CSRFTOKEN=token, **HX
+    ).content.decode()
     return int(html.split('name="log_id" value="')[1].split('"')[0])
 
 

@@ -120,12 +120,14 @@ def test_no_results_suggests_next_steps(client, handbook):
 def test_question_gets_an_ask_placeholder_that_loads_separately(client, handbook):
     client.force_login(handbook.reader)
     html = client.get("/search/", {"q": "can I borrow a screen?"}).content.decode()
-    assert 'hx-get="/ask/?q=can+I+borrow+a+screen%3F"' in html
+    # Asking is logged and rate limited: the panel asks by POST (htmx sends the CSRF token).
+    assert '<input type="hidden" id="ask-question" name="q" value="can I borrow a screen?">' in html
+    assert 'hx-post="/ask/" hx-include="#ask-question"' in html
     assert 'hx-trigger="load"' in html
-    assert 'data-stream-url="/ask/stream/?q=' in html
+    assert 'data-stream-url="/ask/stream/"' in html
     typing = client.get("/search/", {"q": "can I borrow a screen?"}, **HX).content.decode()
     assert 'hx-trigger="load delay:800ms"' in typing
-    assert 'hx-get="/ask/' not in client.get("/search/", {"q": "screen"}).content.decode()
+    assert 'hx-post="/ask/' not in client.get("/search/", {"q": "screen"}).content.decode()
 
 
 @pytest.mark.parametrize(

@@ -373,7 +373,8 @@ class HostileBrowser:
         self.context.expose_binding("__pwned", self._pwned)
         self.context.add_init_script(_INIT_SCRIPT)
         if delete_event_source:
-            self.context.add_init_script("delete window.EventSource;")
+            # No streaming (static/js/ask.js streams with fetch + ReadableStream): the htmx POST answers.
+            self.context.add_init_script("delete window.EventSource; delete window.ReadableStream;")
         self.page = self.context.new_page()
         self.page.on("request", self._request)
         self.page.on("pageerror", lambda exc: self.report.page_errors.append(f"{self.page.url}: {exc}"))
@@ -435,6 +436,17 @@ class HostileBrowser:
         self.check(context)
         return Visit(page.url, status, _norm(page.inner_text("main")))
 
+    def ask(self, question: str, context: str, *, wait_for: str) -> Visit:
+        """The Ask page: GET shows the form filled in, the Ask button asks (a POST)."""
+        self.open("/ask/?" + _q(question), context + "-form")
+        page = self.page
+        with page.expect_navigation(wait_until="load"):
+            page.locator(".ask-form button[type=submit]").click()
+        page.wait_for_selector(wait_for, state="attached")
+        page.wait_for_timeout(SETTLE_MS)
+        self.check(context)
+        return Visit(page.url, 200, _norm(page.inner_text("main")))
+
     def expect_shown(self, haystack: str, needle: str, where: str) -> None:
         if _norm(needle) not in _norm(haystack):
             self.report.not_shown.append(f"{where}: {needle[:80]!r}")
@@ -487,7 +499,7 @@ def _run_page(hb: HostileBrowser, p: Payload, space_slug: str, page: Any, *, his
     elif p.context == "title":
         hb.expect_shown(visit.text, p.title, f"search {p.marker}")
     # Ask (extractive without an LLM): quotes from the page, citation titles.
-    hb.open("/ask/?" + _q(p.question), "ask", wait_for=".ask-answer")
+    hb.ask(p.question, "ask", wait_for=".ask-answer")
     # History, the revision with its diff (body lines, "title changed from"), the editor.
     if history:
         visit = hb.open(base + "history/", "history")
@@ -513,7 +525,7 @@ def _run_query(hb: HostileBrowser, p: Payload) -> None:
     if _norm(p.query) not in _norm(hb.page.title()):
         hb.report.not_shown.append(f"search <title> {p.marker}")
     # The Ask page itself.
-    hb.open("/ask/?" + _q(p.query), "query-ask", wait_for=".ask-answer")
+    hb.ask(p.query, "query-ask", wait_for=".ask-answer")
     if hb.page.input_value("#ask-q") != p.query:
         hb.report.not_shown.append(f"ask box {p.marker}")
     # Typed into the header box: htmx swaps the results fragment in and pushes the URL.
@@ -547,7 +559,7 @@ def create_pages(space: Any, author: Any, payloads: list[Payload]) -> dict[str, 
 
 def run_llm_output(browser: Any, origin: str, report: HostileReport, question: str, page_path: str) -> None:
     """Model output with HTML/JS in every place it is shown: the summary on the page and in
-    search results, the Ask page (JSON reply), the streamed answer (EventSource) and the
+    search results, the Ask page (JSON reply), the streamed answer (fetch stream) and the
     plain htmx fallback. It must be shown as text, never run, never fetch."""
     for delete_event_source in (False, True):
         hb = HostileBrowser(browser, origin, delete_event_source=delete_event_source)
@@ -559,9 +571,9 @@ def run_llm_output(browser: Any, origin: str, report: HostileReport, question: s
                 hb.expect_shown(hb.page.inner_text(".summary"), LLM_SHOWS, "summary on the page")
                 visit = hb.open("/search/?q=remote", "llm-search-summary", wait_for=".result")
                 hb.expect_shown(visit.text, LLM_SHOWS, "summary in search results")
-                hb.open("/ask/?" + _q(question), "llm-ask", wait_for=".answer-text")
+                hb.ask(question, "llm-ask", wait_for=".answer-text")
                 _expect_llm_answer(hb, "ask page")
-            # The search page's Ask panel: streamed, or the htmx GET without EventSource.
+            # The search page's Ask panel: streamed, or the htmx POST without a streaming fetch.
             context = "llm-htmx" if delete_event_source else "llm-stream"
             hb.open("/search/?" + _q(question), context, wait_for="#ask-answer .answer-method")
             _expect_llm_answer(hb, context)

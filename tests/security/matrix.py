@@ -280,10 +280,13 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
     leaks: list[Leak] = []
     client.force_login(user) if user.is_active else client.logout()
 
-    def scan(path: str, url: str) -> None:
-        response = (
-            client.get(url, HTTP_HX_REQUEST="true" if "hx" in path else None) if "hx" in path else client.get(url)
-        )
+    def scan(path: str, url: str, data: dict[str, str] | None = None) -> None:
+        if data is not None:  # asking is a POST (a GET of /ask/ only shows the form)
+            response = client.post(url, data)
+        else:
+            response = (
+                client.get(url, HTTP_HX_REQUEST="true" if "hx" in path else None) if "hx" in path else client.get(url)
+            )
         body = response.content.decode(errors="replace")
         for canary in _canaries_in(body, world, expected, spaces):
             leaks.append(Leak(world.seed, username, query, path, f"{url}: {canary}"))
@@ -292,7 +295,7 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
 
     scan("http.search", "/search/?" + urlencode({"q": query}))
     scan("http.search.hx", "/search/?" + urlencode({"q": query}))
-    scan("http.ask", "/ask/?" + urlencode({"q": query}))
+    scan("http.ask", "/ask/", {"q": query})
     scan("http.home", "/")
     for page_id, _facts in world.pages.items():
         page = Page.objects.filter(pk=page_id).select_related("space").first()

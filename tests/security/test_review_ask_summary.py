@@ -1,0 +1,180 @@
+"""Security review, second round (issue 16): findings 6 and 9, and consistent result counts.
+
+6. Asking is logged and rate limited, so only an explicit submit asks: a POST with
+   the CSRF token. ``GET /ask/?q=…`` shows the form and costs nothing, and a
+   Markdown image may load only the handbook's own files, never an application
+   URL that every reader's browser would then fetch as that reader.
+9. Once a new revision is published, the summary of an older one is not shown:
+   the page says the summary is being updated until the new one is ready.
+Also: the result count, the facets and the listed pages come from one result set,
+and a page number past the end shows the last page.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from handbook.markdown import render_markdown
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "how many days can staff work from home?"
+REMOTE_WORK = (
+    "# Remote work\n\nStaff may work from home up to three days a week.\n\n"
+    "Managers approve remote days in the team calendar.\n"
+)
+
+
+@pytest.fixture
+def site(make_user, make_space, make_page, no_embeddings, settings) -> Any:  # type: ignore[no-untyped-def]
+    from django.core.cache import cache
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.SEARCH_RATE_LIMIT = "100000/m"
+    cache.clear()  # no rate-limit counters or cached answers from an earlier test
+    hr = make_space("hr", viewers=("staff",), editors=("hr-editors",))
+    yield SimpleNamespace(
+        hr=hr,
+        remote=make_page(hr, "Remote work", REMOTE_WORK),
+        reader=make_user("reader", "staff"),
+        editor=make_user("alice", "staff", "hr-editors"),
+    )
+    cache.clear()
+
+
+def _client(user: Any, **kwargs: Any) -> Client:
+    client = Client(**kwargs)
+    client.force_login(user)
+    return client
+
+
+def _logs() -> int:
+    from search.models import AskLog
+
+    return AskLog.objects.count()
+
+
+class _Images(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.sources.append(dict(attrs).get("src") or "")
+
+
+def _image_sources(html: str) -> list[str]:
+    parser = _Images()
+    parser.feed(html)
+    return parser.sources
+
+
+# --- 6. Ask only on an explicit submit ---------------------------------------------------
+
+
+def test_ask_by_get_logs_nothing_and_costs_no_rate_limit(site, settings):
+    """GIVEN a rate limit of one question a minute
+    WHEN the reader's browser GETs /ask/?q=… (a link, an image, another site), plain and htmx
+    THEN nothing is logged and the one allowed question is still there for a real submit."""
+    settings.ASK_RATE_LIMIT = "1/m"
+    client = _client(site.reader)
+    for extra in ({}, {"HTTP_HX_REQUEST": "true"}):
+        for _ in range(3):
+            response = client.get("/ask/", {"q": QUESTION}, **extra)
+            assert response.status_code == 200
+            html = response.content.decode()
+            assert f'value="{QUESTION}"' in html  # the form, filled in
+            assert "citation" not in html and "too quickly" not in html
+    assert client.get("/ask/stream/", {"q": QUESTION}).status_code == 405
+    assert _logs() == 0
+
+    html = client.post("/ask/", {"q": QUESTION}).content.decode()
+    assert "too quickly" not in html and 'class="cite"' in html
+    assert _logs() == 1
+
+
+def test_ask_needs_a_post_with_the_csrf_token(site):
+    client = _client(site.reader, enforce_csrf_checks=True)
+    assert client.post("/ask/", {"q": QUESTION}).status_code == 403
+    assert client.post("/ask/stream/", {"q": QUESTION}).status_code == 403
+    assert _logs() == 0
+
+    form = client.get("/ask/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)
+    assert token, "the Ask form carries the CSRF token"
+    response = client.post("/ask/", {"q": QUESTION, "csrfmiddlewaretoken": token.group(1)})
+    assert response.status_code == 200 and 'class="cite"' in response.content.decode()
+    assert _logs() == 1
+    # The search page's panel and the stream send it as a header, as htmx does.
+    stream = client.post("/ask/stream/", {"q": QUESTION}, HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
+    assert b"event: done" in b"".join(stream.streaming_content)
+    assert _logs() == 2
+
+
+def test_search_panel_asks_by_post(site):
+    html = _client(site.reader).get("/search/", {"q": QUESTION}).content.decode()
+    panel = re.search(r'<div id="ask-answer"[^>]*>', html)
+    assert panel, "a question gets an Ask panel"
+    assert 'hx-post="/ask/"' in panel.group(0) and 'data-stream-url="/ask/stream/"' in panel.group(0)
+    assert "hx-get" not in panel.group(0) and "?q=" not in panel.group(0)
+    assert _logs() == 0  # showing the results asked nothing yet
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "/ask/?q=a",
+        "/ask/stream/?q=a",
+        "/search/?q=salary",
+        "/spaces/hr/remote-work/",
+        "/spaces/hr/remote-work/edit/",
+        "/admin/",
+        "/accounts/logout/",
+        "/healthz",
+        "/logo.png",
+        "http://testserver/ask/?q=a",
+        "//testserver/ask/?q=a",
+        "../../../ask/?q=a",
+        "../../ask",
+        "edit/",
+        "edit",
+        "?q=a",
+        "/files/../ask/?q=a",
+        "/files/%2e%2e/ask/",
+        "/static/..%2Fask%2F",
+        "/files/x.png?q=1",
+        "img/..%2f..%2f..%2fask",
+        "/files\\..\\ask",
+    ],
+)
+def test_images_never_point_at_application_urls(src):
+    html = render_markdown(f"Look: ![chart {len(src)}]({src})")
+    assert _image_sources(html) == []
+    assert f"chart {len(src)}" in html  # the alt text stays
+    from handbook.markdown import image_source_allowed, sanitize_html
+
+    assert not image_source_allowed(src)
+    assert _image_sources(sanitize_html(f'<img src="{src}" alt="x">')) == []  # the sanitiser's own check
+
+
+@pytest.mark.parametrize("src", ["/files/org-chart.png", "/attachments/12/plan.svg", "img/map.png", "diagram.webp"])
+def test_images_of_the_handbooks_own_files_are_kept(src):
+    assert _image_sources(render_markdown(f"![map]({src})")) == [src]
+    from handbook.markdown import image_source_allowed
+
+    assert image_source_allowed(src)
+
+
+def test_a_page_with_an_ask_image_asks_nothing_for_its_readers(site, make_page):
+    page = make_page(site.hr, "Benefits", "# Benefits\n\n![x](/ask/?q=what+is+the+salary+grid%3F) Lunch is free.\n")
+    html = _client(site.reader).get(page.get_absolute_url()).content.decode()
+    assert "Lunch is free" in html
+    assert not any("/ask/" in src for src in _image_sources(html))
+    assert _logs() == 0

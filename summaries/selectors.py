@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import QuerySet
 
@@ -21,23 +21,34 @@ def summary_method() -> str:
     return Summary.Method.LLM if llm_configured() else Summary.Method.EXTRACTIVE
 
 
-def summary_for_page(*, page: Page, user: Any) -> tuple[Summary | None, bool]:
-    """(summary, is_current) for a page the user may read; (None, False) otherwise.
+class PageSummary(NamedTuple):
+    """What a page shows as its summary.
 
-    A summary of an older revision is returned with is_current=False so the
-    page can say it is being updated rather than present it as current.
+    ``summary`` is only ever the summary of the published text: text an editor
+    removed must not stay on the page in an older summary. ``updating`` says the
+    published text changed since the last ready summary, which is on its way.
+    """
+
+    summary: Summary | None
+    updating: bool
+
+
+def summary_for_page(*, page: Page, user: Any) -> PageSummary:
+    """The current summary of a page the user may read; (None, False) otherwise.
+
+    No older summary is ever returned: until the published revision's summary is
+    ready the page says it is being updated (``updating``) instead.
     """
     if not Page.objects.visible_to(user).filter(pk=page.pk).exists():
-        return None, False
+        return PageSummary(None, False)
     revision = page.published_revision
     if revision is None:
-        return None, False
-    current_hash = source_hash(revision.title, revision.body)
+        return PageSummary(None, False)
     ready = Summary.objects.filter(page=page, status=Summary.Status.READY)
-    current = ready.filter(source_hash=current_hash).order_by("-updated_at").first()
+    current = ready.filter(source_hash=source_hash(revision.title, revision.body)).order_by("-updated_at").first()
     if current:
-        return current, True
-    return ready.order_by("-updated_at").first(), False
+        return PageSummary(current, False)
+    return PageSummary(None, ready.exists())
 
 
 def summaries_for_pages(page_ids: list[int]) -> dict[int, Summary]:

@@ -56,7 +56,7 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
 
     from summaries.selectors import summary_for_page
 
-    summary, summary_is_current = summary_for_page(page=page, user=request.user)
+    summary, summary_updating = summary_for_page(page=page, user=request.user)
     # render_markdown escapes raw HTML and runs the result through an nh3
     # allow-list (no scripts, event handlers or javascript: URLs), so its
     # output - and only its output - may be marked safe.
@@ -74,7 +74,7 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
             "summary": summary,
             # Extractive key points often repeat the summary's own sentences: show only new ones.
             "key_points": [p for p in (summary.key_points if summary else []) if p not in summary.text],
-            "summary_is_current": summary_is_current,
+            "summary_updating": summary_updating,
             "revision": page.published_revision,
             "can_edit": can_edit(request.user, page),
             "can_admin": can_admin_space(request.user, page.space),

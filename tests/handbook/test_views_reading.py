@@ -163,7 +163,7 @@ def test_page_says_when_summary_is_being_updated(client, handbook, django_captur
         page_save(page=handbook.remote, title="Remote work", body=handbook.remote.body + "\nNew rule.\n")
     client.force_login(handbook.reader)
     html = client.get(url(handbook.remote)).content.decode()
-    assert "for revision 1" in html
+    assert "for revision 1" not in html  # the older summary may quote removed text
     assert "being updated" in html
 
 

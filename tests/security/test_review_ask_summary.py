@@ -21,6 +21,7 @@ import pytest
 from django.test import Client
 
 from handbook.markdown import render_markdown
+from handbook.services import page_save
 
 pytestmark = pytest.mark.django_db
 
@@ -178,3 +179,47 @@ def test_a_page_with_an_ask_image_asks_nothing_for_its_readers(site, make_page):
     assert "Lunch is free" in html
     assert not any("/ask/" in src for src in _image_sources(html))
     assert _logs() == 0
+
+
+# --- 9. no summary of an older revision --------------------------------------------------
+
+REMOVED = "Managers approve remote days in the team calendar."
+
+
+def test_removed_text_leaves_the_summary_as_soon_as_the_revision_is_published(site, django_capture_on_commit_callbacks):
+    """GIVEN revision 1 with a ready summary that quotes a sentence
+    WHEN an editor publishes revision 2 without it, before revision 2's summary is ready
+    THEN the page shows none of revision 1's summary, and says the summary is being updated."""
+    from summaries.models import Summary
+
+    old = Summary.objects.get(page=site.remote, status=Summary.Status.READY)
+    assert REMOVED in old.text  # the summary does quote it
+    client = _client(site.reader)
+    assert REMOVED in client.get(site.remote.get_absolute_url()).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=False):  # the summary task has not run yet
+        page_save(page=site.remote, title="Remote work", body=REMOTE_WORK.replace(REMOVED, ""), author=site.editor)
+    html = client.get(site.remote.get_absolute_url()).content.decode()
+    assert REMOVED not in html and old.text not in html
+    assert "The page changed since; the summary is being updated." in html
+    assert 'class="summary__text"' not in html
+
+    french = client.get(site.remote.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert REMOVED not in french
+    assert "le résumé est en cours de mise à jour" in french
+
+
+def test_summary_for_page_never_returns_an_older_revisions_summary(site, make_user, django_capture_on_commit_callbacks):
+    from summaries.selectors import summary_for_page
+
+    with django_capture_on_commit_callbacks(execute=True):  # the summary task runs (eagerly)
+        page_save(page=site.remote, title="Remote work", body=REMOTE_WORK.replace(REMOVED, ""), author=site.editor)
+    site.remote.refresh_from_db()
+    summary, updating = summary_for_page(page=site.remote, user=site.reader)
+    assert summary is not None and REMOVED not in summary.text and not updating
+
+    from summaries.models import Summary
+
+    Summary.objects.filter(pk=summary.pk).delete()  # as if the task had not run yet
+    assert summary_for_page(page=site.remote, user=site.reader) == (None, True)
+    assert summary_for_page(page=site.remote, user=make_user("eve")) == (None, False)

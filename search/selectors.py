@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 from handbook.models import Page
 from search.models import Chunk
 from search.query import QueryError, parse_query
-from search.retrieval import Filters, Retrieval, retrieve
+from search.retrieval import Retrieval, retrieve
 from search.text import STOPWORDS, fold_accents
 
 SNIPPET_CHARS = 240
@@ -107,9 +107,16 @@ def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeSt
     return mark_safe(prefix + "".join(out) + suffix)  # noqa: S308 - every piece is escaped above
 
 
-def _facets(pages: list[Page]) -> dict[str, list[tuple[str, str, int]]]:
-    spaces = Counter((p.space.slug, p.space.title) for p in pages)
-    languages = Counter(p.language for p in pages)
+def _facets(pages: list[Page], space: str | None, language: str | None) -> dict[str, list[tuple[str, str, int]]]:
+    """Counts per space and per language over the result set.
+
+    Each list is narrowed by the other list's active filter, not by its own, so a
+    value's count is what clicking it shows, and the active value's count is the total.
+    """
+    in_language = [p for p in pages if not language or p.language == language]
+    in_space = [p for p in pages if not space or p.space.slug == space]
+    spaces = Counter((p.space.slug, p.space.title) for p in in_language)
+    languages = Counter(p.language for p in in_space)
     names = dict(Page._meta.get_field("language").choices)  # type: ignore[union-attr]
     return {
         "space": [(slug, title, n) for (slug, title), n in spaces.most_common()],
@@ -134,15 +141,23 @@ def search_pages(
         parse_query(query)
     except QueryError as exc:
         return SearchPage(query=query, results=[], total=0, page=page, per_page=per_page, error=str(exc))
-    # Facets count the unfiltered result set, so each filter shows what it would leave.
-    unfiltered: Retrieval = retrieve(query, user)
-    retrieval = unfiltered if not (space or language) else retrieve(query, user, filters=Filters(space, language))
-    all_ids = [p.page_id for p in unfiltered.pages]
-    page_objects = {p.pk: p for p in Page.objects.filter(id__in=all_ids).select_related("space")}
-    facets = _facets([page_objects[i] for i in all_ids if i in page_objects])
-
-    window = retrieval.pages[(page - 1) * per_page : page * per_page]
-    shown = {p.pk: p for p in Page.objects.filter(id__in=[h.page_id for h in window]).select_related("space")}
+    # One result set for everything shown: the count, the facets and the listed pages are all
+    # taken from it, so "14 pages found" never sits beside a facet of 13. A filter narrows that
+    # set (it does not run a second search that would rank and cut differently).
+    retrieval: Retrieval = retrieve(query, user)
+    found = {p.pk: p for p in Page.objects.filter(id__in=[h.page_id for h in retrieval.pages]).select_related("space")}
+    hits = [h for h in retrieval.pages if h.page_id in found]  # a page deleted meanwhile is not counted
+    facets = _facets([found[h.page_id] for h in hits], space, language)
+    hits = [
+        h
+        for h in hits
+        if (not space or found[h.page_id].space.slug == space)
+        and (not language or found[h.page_id].language == language)
+    ]
+    # A page number past the end shows the last page (its number says so), not "no page matches".
+    page = min(page, max(1, -(-len(hits) // per_page)))
+    window = hits[(page - 1) * per_page : page * per_page]
+    shown = {h.page_id: found[h.page_id] for h in window}
     chunk_ids = [c.chunk_id for h in window for c in h.chunks[:3]]
     chunks = {c.pk: c for c in Chunk.objects.filter(id__in=chunk_ids).only("id", "anchor", "heading", "text")}
     summaries: dict[int, Any] = {}
@@ -155,10 +170,9 @@ def search_pages(
     words = [w for w in retrieval.query.positive_words if w not in stop] or retrieval.query.positive_words
     results = []
     for hit in window:
-        page_obj = shown.get(hit.page_id)
+        page_obj = shown[hit.page_id]
+        # The page is counted, so it is listed: re-chunked since the search, it has no snippet.
         best = chunks.get(hit.best.chunk_id)
-        if page_obj is None or best is None:  # deleted between the two queries
-            continue
         summary = summaries.get(page_obj.pk)
         results.append(
             SearchResult(
@@ -166,13 +180,13 @@ def search_pages(
                 ref=page_obj.ref,
                 title=page_obj.title,
                 url=page_obj.get_absolute_url(),
-                anchor=best.anchor,
+                anchor=best.anchor if best else "",
                 space_slug=page_obj.space.slug,
                 space_title=page_obj.space.title,
                 language=page_obj.language,
                 updated_at=page_obj.updated_at,
                 score=hit.score,
-                snippet=highlight(best.text, words),
+                snippet=highlight(best.text if best else "", words),
                 passages=[
                     ResultPassage(c.pk, c.anchor, c.heading)
                     for c in (chunks.get(h.chunk_id) for h in hit.chunks[:3])
@@ -184,7 +198,7 @@ def search_pages(
     return SearchPage(
         query=retrieval.query.raw,
         results=results,
-        total=len(retrieval.pages),
+        total=len(hits),
         page=page,
         per_page=per_page,
         facets=facets,

@@ -12,6 +12,7 @@ and a page number past the end shows the last page.
 
 from __future__ import annotations
 
+import functools
 import re
 from html.parser import HTMLParser
 from types import SimpleNamespace
@@ -223,3 +224,68 @@ def test_summary_for_page_never_returns_an_older_revisions_summary(site, make_us
     Summary.objects.filter(pk=summary.pk).delete()  # as if the task had not run yet
     assert summary_for_page(page=site.remote, user=site.reader) == (None, True)
     assert summary_for_page(page=site.remote, user=make_user("eve")) == (None, False)
+
+
+# --- Also: the count, the facets and the list agree --------------------------------------
+
+BADGE_EN = "# {title}\n\nThe visitor badge is collected at the front desk.\n"
+BADGE_FR = "# {title}\n\nLe badge visiteur se retire à l'accueil.\n"
+
+
+@pytest.fixture
+def badges(site, make_space, make_page) -> Any:  # type: ignore[no-untyped-def]
+    it = make_space("it", viewers=("staff",), editors=("it-editors",))
+    for n in range(4):
+        make_page(site.hr if n % 2 else it, f"Badge rules {n}", BADGE_EN.format(title=f"Badge rules {n}"))
+    for n in range(4):
+        title = f"Règles des badges {n}"
+        make_page(site.hr if n % 2 else it, title, BADGE_FR.format(title=title), language="fr")
+    return site
+
+
+@pytest.fixture
+def shallow_lists(monkeypatch):  # type: ignore[no-untyped-def]
+    """Each retrieval list cut after a few chunks, as a big handbook cuts at LEG_DEPTH: a filter
+    then changes where the cut falls, which is how a filtered count came to differ from its facet."""
+    from search import retrieval, selectors
+
+    monkeypatch.setattr(selectors, "retrieve", functools.partial(retrieval.retrieve, depth=5))
+
+
+def test_count_facets_and_list_agree_under_every_filter(badges, shallow_lists):
+    from search.selectors import search_pages
+
+    user = badges.reader
+    unfiltered = search_pages(user=user, query="badge", per_page=50)
+    assert unfiltered.total == len(unfiltered.results) > 0
+    languages = {code: n for code, _name, n in unfiltered.facets["language"]}
+    spaces = {slug: n for slug, _title, n in unfiltered.facets["space"]}
+    assert sum(languages.values()) == sum(spaces.values()) == unfiltered.total
+    for code in ("en", "fr"):
+        shown = search_pages(user=user, query="badge", language=code, per_page=50)
+        assert shown.total == len(shown.results) == languages.get(code, 0), code
+        assert {r.language for r in shown.results} <= {code}
+        assert {c: n for c, _name, n in shown.facets["language"]}.get(code, 0) == shown.total
+        for slug, _title, n in shown.facets["space"]:  # each space facet: what clicking it shows
+            both = search_pages(user=user, query="badge", language=code, space=slug, per_page=50)
+            assert both.total == len(both.results) == n, (code, slug)
+    for slug in ("hr", "it"):
+        shown = search_pages(user=user, query="badge", space=slug, per_page=50)
+        assert shown.total == len(shown.results) == spaces.get(slug, 0), slug
+
+
+def test_page_number_past_the_end_shows_the_last_page(badges):
+    from search.selectors import search_pages
+
+    everything = search_pages(user=badges.reader, query="badge", per_page=50)
+    assert everything.total > 3
+    last = -(-everything.total // 3)
+    shown = search_pages(user=badges.reader, query="badge", per_page=3, page=999)
+    assert shown.page == last and shown.results and not shown.has_next and shown.has_previous
+    assert shown.total == everything.total
+
+    html = _client(badges.reader).get("/search/", {"q": "badge", "page": "999"}).content.decode()
+    assert "No page matches" not in html
+    found = re.search(r"(\d+) pages found", html)
+    assert found and int(found.group(1)) == everything.total
+    assert html.count('class="result"') == everything.total - 10 * (-(-everything.total // 10) - 1)

@@ -1,10 +1,19 @@
-"""Ask benchmark on dev-handbooks (extractive mode, no LLM).
+"""Ask benchmark, judged at the answer level (extractive mode, no LLM).
 
-- answerable questions: share whose first citation is a relevant page, share answered at all;
-- unanswerable questions (``relevant`` empty): share answered ``no_answer``;
-- overhead p95: retrieval + passage selection + prompt assembly (no LLM), with cold caches (a
-  fresh cache key prefix); the extractive answer step (the no-LLM writer) is timed separately;
-- a sweep of the two answerability thresholds (passage and sentence similarity) to show the trade-off.
+For every question of ``dev-handbooks.jsonl`` (native) and ``dev-crosslang.jsonl`` (translated),
+asked as the ``bench-handbooks`` user (reads the three handbooks):
+
+- **evidence hit** (answerable questions with ``evidence``): the answer is not ``no_answer``, cites
+  a page of ``relevant``, and the text quoted from relevant pages covers at least half of the
+  evidence's content words (``../shared/eval/README.md``: lower-cased, accents folded, split on
+  non-alphanumerics, words of 2 letters or fewer dropped, numbers kept, the README's stop words
+  dropped);
+- answered rate (answerable), ``no_answer`` rate (unanswerable), first citation relevant;
+- the answer's length: words quoted and units (sentences or table rows) per answer;
+- all of it per corpus and question language;
+- a sweep of the answerability threshold: the answers are also built with the decision switched
+  off, so each threshold's answered / declined / evidence-hit figures are exact;
+- overhead: Ask without an LLM (retrieval + passages + the extractive writer), cold caches.
 
 Run: python -m bench.ask   (after the corpora are loaded by bench.search or make bench)
 """
@@ -13,112 +22,244 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
 
-from bench.common import RESULTS, ensure_corpora, load_queries, mean, percentile, refresh_index_statistics, setup
+from bench.common import RESULTS, ensure_corpora, load_queries, md_table, mean, percentile, setup
 
 SCOPE = "bench-handbooks"
+MIN_COVERAGE = 0.5
+MAX_WORDS = 80
+MAX_UNITS = 3
+
+# The eval README's stop words, verbatim: the measure must not depend on the product's own lists.
+EVAL_STOPWORDS = frozenset(
+    """
+    the and for are but not you your with this that from have has was were will shall can may
+    what when where which who how why does did into onto about than then there their they them
+    our out all any each per its also only over under more most some such very just been being
+    les des une est pas pour par dans sur avec que qui quoi dont sont ces aux vos nos leur leurs
+    son ses mais plus moins comme tout tous toute toutes elle ils elles nous vous cette cet etre
+    avoir fait faire peut doit sans sous chez entre lors ainsi donc car
+    """.split()  # noqa: SIM905 (the README's list, pasted as it is written)
+)
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+# “quote” [n], optionally with the quote's language before the marker: “…” (French) [2]
+_QUOTE = re.compile(r"“(.*?)”\s*(?:\([^)]*\)\s*)?\[(\d+)\]", re.S)
+
+
+def eval_content_words(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return [w for w in _NON_ALNUM.split(folded) if w and (w.isdigit() or len(w) > 2) and w not in EVAL_STOPWORDS]
+
+
+def coverage(evidence: str, quoted: str) -> float:
+    wanted = set(eval_content_words(evidence))
+    if not wanted:
+        return 0.0
+    return len(wanted & set(eval_content_words(quoted))) / len(wanted)
+
+
+def quoted_units(answer: Any) -> list[tuple[str, str]]:
+    """(ref, quoted text) for every quote of the answer, in order."""
+    by_number = {c.number: c.ref for c in answer.citations}
+    if answer.mode == "extractive":
+        units = [(by_number.get(int(n), ""), text) for text, n in _QUOTE.findall(answer.text)]
+        if units:
+            return units
+    return [(c.ref, c.quote) for c in answer.citations if c.quote]
+
+
+def judge(q: dict[str, Any], answer: Any) -> dict[str, Any]:
+    relevant = set(q["relevant"])
+    units = quoted_units(answer)
+    answered = answer.mode != "no_answer"
+    cites_relevant = any(c.ref in relevant for c in answer.citations)
+    quoted = " ".join(text for ref, text in units if ref in relevant)
+    if answer.mode == "llm":
+        quoted += " " + answer.text
+    cover = coverage(q["evidence"], quoted) if q.get("evidence") else 0.0
+    return {
+        "answered": answered,
+        "first_relevant": bool(answer.citations) and answer.citations[0].ref in relevant,
+        "evidence_hit": bool(q.get("evidence")) and answered and cites_relevant and cover >= MIN_COVERAGE,
+        "coverage": cover,
+        "words": sum(len(text.split()) for _ref, text in units) if answered else 0,
+        "units": len(units) if answered else 0,
+        "quotes": [text for _ref, text in units],
+        "cited": [c.ref for c in answer.citations],
+    }
+
+
+def _rows_table(rows: list[dict[str, Any]]) -> list[list[Any]]:
+    out: list[list[Any]] = []
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["set"], r["corpus"], r["lang"]), []).append(r)
+    for set_name in ("native", "translated"):
+        in_set = [r for r in rows if r["set"] == set_name]
+        keys = sorted(k for k in groups if k[0] == set_name)
+        for key in [*keys, (set_name, "all", "")]:
+            group = in_set if key[1] == "all" else groups[key]
+            out.append(_summary_row(key, group))
+    return out
+
+
+def _summary_row(key: tuple[str, str, str], group: list[dict[str, Any]]) -> list[Any]:
+    answerable = [r for r in group if r["answerable"]]
+    unanswerable = [r for r in group if not r["answerable"]]
+    with_evidence = [r for r in answerable if r["evidence"]]
+    answered = [r for r in answerable if r["answered"]]
+    words = [r["words"] for r in answered]
+    return [
+        key[0],
+        key[1],
+        key[2],
+        len(answerable),
+        mean(1.0 if r["answered"] else 0.0 for r in answerable),
+        mean(1.0 if r["first_relevant"] else 0.0 for r in answerable),
+        mean(1.0 if r["evidence_hit"] else 0.0 for r in with_evidence),
+        len(unanswerable),
+        mean(0.0 if r["answered"] else 1.0 for r in unanswerable),
+        mean(words),
+        percentile(words, 95),
+        max((r["units"] for r in answered), default=0),
+        sum(1 for r in answered if r["words"] > MAX_WORDS or r["units"] > MAX_UNITS),
+    ]
+
+
+HEADERS = [
+    "set",
+    "corpus",
+    "question lang",
+    "answerable",
+    "answered",
+    "first citation relevant",
+    "evidence hit",
+    "unanswerable",
+    "no_answer",
+    "words mean",
+    "words p95",
+    "units max",
+    "over length",
+]
+
+
+def _sweep(rows: list[dict[str, Any]], thresholds: Iterable[float]) -> list[list[Any]]:
+    """Answered / declined / evidence hit at each answerability threshold (score of the best unit)."""
+    native = [r for r in rows if r["set"] == "native"]
+    translated = [r for r in rows if r["set"] == "translated"]
+    out = []
+    for t in thresholds:
+
+        def on(r: dict[str, Any], t: float = t) -> bool:
+            return r["ungated"]["answered"] and r["score"] >= t
+
+        def hit(group: list[dict[str, Any]], t: float = t) -> float:
+            return mean(1.0 if on(r, t) and r["ungated"]["evidence_hit"] else 0.0 for r in group if r["evidence"])
+
+        out.append(
+            [
+                t,
+                mean(1.0 if on(r) else 0.0 for r in native if r["answerable"]),
+                mean(0.0 if on(r) else 1.0 for r in native if not r["answerable"]),
+                hit(native),
+                mean(1.0 if on(r) else 0.0 for r in translated if r["answerable"]),
+                hit(translated),
+            ]
+        )
+    return out
 
 
 def main() -> None:
-    # Cold caches: no query, translation or sentence vector cached by an earlier run is reused.
+    # Cold caches: no query, translation or unit vector cached by an earlier run is reused.
     os.environ["CACHE_KEY_PREFIX"] = f"bench-ask-{time.time_ns()}"
     setup()
     ensure_corpora(("18f-handbook", "etalab-guides", "betagouv-communaute"))
+    from bench.common import refresh_index_statistics
+
     refresh_index_statistics()  # under the fresh prefix: the word-translation vocabulary's version
     from django.contrib.auth.models import User
 
-    from search import extractive_answer, prompts
-    from search.answers import _question_vector, answer_question
-    from search.answers import extractive_answer as build_extractive
-    from search.passages import passages_for
-    from search.text import detect_language
+    from search import extractive_answer
+    from search.answers import answer_question
 
     user = User.objects.get(username=SCOPE)
-    queries = load_queries("dev-handbooks.jsonl")
-    rows = []
-    overhead_ms = []  # retrieval + passage selection + prompt assembly: what surrounds the answer writer
-    extractive_ms = []  # the no-LLM answer writer itself (sentence choice + sentence-similarity check)
-    for q in queries:
-        started = time.perf_counter()
-        _retrieval, passages = passages_for(q["query"], user)
-        language = detect_language(q["query"])
-        prompts.answer_messages(q["query"], language, passages)
-        overhead_ms.append((time.perf_counter() - started) * 1000)
-        started = time.perf_counter()
-        build_extractive(q["query"], language, passages)
-        extractive_ms.append((time.perf_counter() - started) * 1000)
-        answer = answer_question(user=user, question=q["query"], rate_limit=False, use_cache=False, log=False)
-        similarity = max((1 - p.vector_distance for p in passages if p.vector_distance is not None), default=0.0)
-        vector, embedder = _question_vector(q["query"], passages)
-        ranked = extractive_answer.ranked_sentences(q["query"], language, passages)
-        sentence = extractive_answer.sentence_similarity(vector, ranked, embedder) if vector and ranked else 0.0
-        rows.append(
-            {
+    sets = {"native": load_queries("dev-handbooks.jsonl"), "translated": load_queries("dev-crosslang.jsonl")}
+    scorer = getattr(extractive_answer, "answerability_score", None)  # the decision's input, when there is one
+    rows: list[dict[str, Any]] = []
+    ask_ms: list[float] = []
+    for set_name, queries in sets.items():
+        for q in queries:
+            started = time.perf_counter()
+            answer = answer_question(user=user, question=q["query"], rate_limit=False, use_cache=False, log=False)
+            ask_ms.append((time.perf_counter() - started) * 1000)
+            row = {
+                "set": set_name,
                 "qid": q["qid"],
+                "query": q["query"],
                 "corpus": q["corpus"],
+                "lang": q["lang"],
                 "answerable": bool(q["relevant"]),
-                "mode": answer.mode,
-                "first": answer.citations[0].ref if answer.citations else None,
-                "relevant": list(q["relevant"]),
-                "similarity": similarity,
-                "sentence_similarity": sentence,
+                "evidence": q.get("evidence") or "",
+                **judge(q, answer),
             }
+            if scorer is not None:
+                with extractive_answer.answer_always():
+                    ungated = answer_question(
+                        user=user, question=q["query"], rate_limit=False, use_cache=False, log=False
+                    )
+                row["ungated"] = judge(q, ungated)
+                row["score"] = extractive_answer.last_answerability_score()
+            rows.append(row)
+
+    print("\n### Ask, answer level (extractive, bench-handbooks user)\n")
+    print(md_table(HEADERS, _rows_table(rows)))
+    print(
+        f"\nAsk without an LLM (retrieval + passages + extractive writer, cold caches): "
+        f"p50 {percentile(ask_ms, 50):.0f} ms, p95 {percentile(ask_ms, 95):.0f} ms (n={len(ask_ms)})"
+    )
+    sweep: list[list[Any]] = []
+    if scorer is not None:
+        current = extractive_answer.MIN_ANSWER_SCORE
+        scores = sorted(r["score"] for r in rows)
+        grid = sorted({round(current + d, 3) for d in (-0.06, -0.04, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03, 0.04)})
+        sweep = _sweep(rows, grid)
+        print(f"\n### Answerability threshold sweep (score of the best unit; current {current})\n")
+        print(
+            md_table(
+                [
+                    "min score",
+                    "native answered",
+                    "native no_answer (unanswerable)",
+                    "native evidence hit",
+                    "translated answered",
+                    "translated evidence hit",
+                ],
+                sweep,
+            )
         )
-
-    answerable = [r for r in rows if r["answerable"]]
-    unanswerable = [r for r in rows if not r["answerable"]]
-    first_ok = mean(1.0 if r["first"] in r["relevant"] else 0.0 for r in answerable)
-    answered = mean(1.0 if r["mode"] != "no_answer" else 0.0 for r in answerable)
-    declined = mean(1.0 if r["mode"] == "no_answer" else 0.0 for r in unanswerable)
-    invented = sum(1 for r in rows if r["first"] is not None and r["first"] not in _visible_refs(user))
-    print("| metric | value | goal |\n|---|---|---|")
-    print(f"| first citation relevant (answerable, n={len(answerable)}) | {first_ok:.3f} | ≥ 0.7 |")
-    print(f"| answered (answerable) | {answered:.3f} | ≥ 0.9 |")
-    print(f"| no_answer (unanswerable, n={len(unanswerable)}) | {declined:.3f} | ≥ 0.6 |")
-    print(f"| invented citations | {invented} | 0 |")
-    print(
-        f"| overhead p50 / p95 (ms: retrieval + prompt assembly, no LLM) | {percentile(overhead_ms, 50):.1f} / "
-        f"{percentile(overhead_ms, 95):.1f} | p95 ≤ 150 |"
-    )
-    print(
-        f"| extractive answer step p50 / p95 (ms: the no-LLM writer, sentence check included) | "
-        f"{percentile(extractive_ms, 50):.1f} / {percentile(extractive_ms, 95):.1f} | – |"
-    )
-    current = (extractive_answer.MIN_SIMILARITY, extractive_answer.MIN_SENTENCE_SIMILARITY)
-    print(f"\nthreshold sweep (current: passage {current[0]}, sentence {current[1]}):")
-    print("| min passage sim | min sentence sim | answered (answerable) | no_answer (unanswerable) |")
-    print("|---|---|---|---|")
-    for passage_min in (0.0, 0.84, 0.85, 0.855):
-        for sentence_min in (0.0, 0.845, 0.85, 0.853, 0.855, 0.857, 0.86):
-
-            def answers(r, p=passage_min, s=sentence_min):  # type: ignore[no-untyped-def]
-                return r["similarity"] >= p and r["sentence_similarity"] >= s
-
-            a = mean(1.0 if answers(r) else 0.0 for r in answerable)
-            d = mean(0.0 if answers(r) else 1.0 for r in unanswerable)
-            print(f"| {passage_min:.3f} | {sentence_min:.3f} | {a:.3f} | {d:.3f} |")
+        print(f"(scores range {scores[0]:.3f} .. {scores[-1]:.3f})")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "ask.json").write_text(
         json.dumps(
             {
-                "first_citation_relevant": first_ok,
-                "answered": answered,
-                "no_answer_unanswerable": declined,
-                "invented_citations": invented,
-                "overhead_p95_ms": percentile(overhead_ms, 95),
-                "extractive_step_p95_ms": percentile(extractive_ms, 95),
+                "table": [dict(zip(HEADERS, r, strict=True)) for r in _rows_table(rows)],
+                "ask_p50_ms": percentile(ask_ms, 50),
+                "ask_p95_ms": percentile(ask_ms, 95),
+                "sweep": sweep,
                 "rows": rows,
             },
             indent=2,
+            ensure_ascii=False,
+            default=float,
         )
     )
-
-
-def _visible_refs(user) -> set[str]:  # type: ignore[no-untyped-def]
-    from handbook.models import Page
-
-    return set(Page.objects.visible_to(user).values_list("ref", flat=True))
+    print(f"\n(rows: {RESULTS / 'ask.json'})")
 
 
 if __name__ == "__main__":

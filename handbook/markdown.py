@@ -25,6 +25,7 @@ __all__ = [
     "image_source_allowed",
     "markdown_blocks",
     "markdown_to_text",
+    "parse_tokens",
     "render_markdown",
     "sanitize_html",
     "slugify_heading",
@@ -95,6 +96,11 @@ def _build_parser() -> MarkdownIt:
 
 
 _MD = _build_parser()
+
+
+def parse_tokens(markdown: str) -> list[Token]:
+    """The token stream of the one parser (heading ids assigned), for readers that need structure."""
+    return _MD.parse(markdown)
 
 
 def heading_ids(markdown: str) -> list[tuple[int, str, str]]:

@@ -30,7 +30,7 @@ from django.core.cache import cache
 from search import prompts
 from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
-from search.extractive_answer import best_sentences, is_answerable, ranked_sentences, sentences_answer
+from search.extractive_answer import select_quotes
 from search.llm import LLMError, LLMUnavailable, chat_json, chat_stream, llm_configured
 from search.passages import Passage, passages_for
 from search.query import QueryError, clean_query, parse_query
@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 CACHE_TTL_S = 3600
 # Bump when answer building changes, so cached answers of the old logic are not served.
-ANSWER_FORMAT_VERSION = 3
+ANSWER_FORMAT_VERSION = 4
 _MARKER = re.compile(r"\[(\d{1,2})\]")
 
 NO_ANSWER_TEXT = {
@@ -134,16 +134,12 @@ def no_answer(question: str, language: str) -> Answer:
 
 
 def extractive_answer(question: str, language: str, passages: list[Passage], notice: str = "") -> Answer:
-    if not is_answerable(passages):
+    selection = select_quotes(question, language, passages, *_question_vector(question, passages))
+    if not selection.answerable:
         answer = no_answer(question, language)
         answer.notice = notice
         return answer
-    ranked = ranked_sentences(question, language, passages)
-    if not ranked or not sentences_answer(*_question_vector(question, passages), ranked):
-        answer = no_answer(question, language)
-        answer.notice = notice
-        return answer
-    quotes = best_sentences(question, language, passages, ranked)
+    quotes = selection.quotes
     parts, citations = [], []
     numbers: dict[int, int] = {}
     for quote in quotes:

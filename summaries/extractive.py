@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from search.answer_units import Unit, page_units
 from search.text import content_words, split_sentences, words
 
 __all__ = ["ExtractiveSummary", "summarise_extractive"]
@@ -26,6 +27,13 @@ TITLE_BONUS = 0.3  # added to a term's weight when it appears in the title
 LEAD_BONUS = 0.2  # first sentence x1.2, second x1.1, third x1.07, ...
 UNPUNCTUATED_PENALTY = 0.7  # fragments, titles, "Follow these steps:"
 MAX_OVERLAP = 0.6  # Jaccard above which two sentences say the same thing
+# Key facts: a sentence stating a number (amount, limit, deadline) weighs this much more, and each
+# table whose cells hold numbers is kept as one digest ("Barème 2026: Norvège 70 €; Suisse 70 €…").
+NUMBER_BONUS = 0.25
+MAX_DIGEST_ROWS = 12
+MAX_DIGEST_WORDS = 60
+MAX_DIGEST_CELL_WORDS = 8
+_DIGIT_RE = re.compile(r"\d")
 
 # Leading list/quote markers are trimmed (the rest is still a verbatim
 # substring); headings, table rows and fences make a sentence unusable.
@@ -102,12 +110,60 @@ def _rank(candidates: list[_Candidate], limit: int) -> list[_Candidate]:
     return picked
 
 
+def _table_digests(units: list[Unit]) -> list[str]:
+    """One line per table of short cells holding numbers: "Barème 2026 (Destination: Indemnité par jour) —
+    France (hors Paris): 45 €; Norvège: 70 €; …". Cells stay cells: each row is its first cell, a colon,
+    then its other cells; tables of long text cells are not digested (they would read as glued prose)."""
+    tables: dict[tuple[str, str, tuple[str, ...]], list[Unit]] = {}
+    for unit in units:
+        if unit.kind == "row" and unit.cells:
+            tables.setdefault((unit.anchor, unit.heading, unit.header), []).append(unit)
+    digests = []
+    for (_anchor, heading, header), rows in tables.items():
+        cells = [list(r.cells) for r in rows]
+        if not any(_DIGIT_RE.search(c) for row in cells for c in row):
+            continue
+        if any(len(c.split()) > MAX_DIGEST_CELL_WORDS for row in cells for c in row):
+            continue
+        caption = heading.split(" › ")[-1] if heading else ""
+        columns = [h for h in header if h]
+        head = caption
+        if caption and len(columns) > 1:
+            head = f"{caption} ({columns[0]}: {', '.join(columns[1:])})"
+        parts: list[str] = []
+        n_words = len(head.split())
+        for row in cells[:MAX_DIGEST_ROWS]:
+            filled = [c for c in row if c]
+            part = f"{filled[0]}: {', '.join(filled[1:])}" if len(filled) > 1 else (filled[0] if filled else "")
+            n_words += len(part.split())
+            if parts and n_words > MAX_DIGEST_WORDS:
+                parts.append("…")
+                break
+            if part:
+                parts.append(part)
+        digest = "; ".join(parts)
+        digests.append(f"{head} — {digest}" if head else digest)
+    return digests
+
+
+def _markdown_prose(markdown: str) -> tuple[list[str], list[str]]:
+    """Quotable sentences and list items of a page (no code, no navigation, nothing glued), table digests."""
+    units = [u for u in page_units(markdown) if not u.filler]
+    prose = [
+        u.source
+        for u in units
+        if u.kind in ("sentence", "item") and _is_prose(u.source) and not u.source.rstrip().endswith(":")
+    ]
+    return prose, _table_digests(units)
+
+
 def summarise_extractive(
     plain_text: str,
     *,
     language: str,
     title: str = "",
     max_sentences: int | None = None,
+    markdown: str | None = None,
 ) -> ExtractiveSummary:
     """Summarise a page by quoting its most representative sentences.
 
@@ -116,13 +172,36 @@ def summarise_extractive(
     ``LONG_PAGE_WORDS`` words, one for a one-sentence page; ``max_sentences``
     overrides that count.  Sentences are returned in document order and are
     exact substrings of ``plain_text``.
+
+    With ``markdown`` (the page's source), candidates are the page's answer
+    units: sentences and list items, never code, commands, navigation or text
+    glued across headings, items or cells; and a table holding numbers (rates,
+    limits) is kept as a digest of its rows, added after the sentences.
     """
+    if markdown is not None:
+        prose, digests = _markdown_prose(markdown)
+        prose = list(dict.fromkeys(prose))
+        if not prose and not digests:
+            return ExtractiveSummary(text="")
+        if not prose:
+            return ExtractiveSummary(text=digests[0], sentences=[digests[0]], key_points=digests[:MAX_KEY_POINTS])
+        return _summarise(prose, plain_text, language, title, max_sentences, digests)
     prose = [s for s in (_trim_marker(s) for s in split_sentences(plain_text)) if _is_prose(s)]
     # Deduplicate repeated boilerplate ("See the FAQ.") while keeping order.
     prose = list(dict.fromkeys(prose))
     if not prose:
         return ExtractiveSummary(text="")
+    return _summarise(prose, plain_text, language, title, max_sentences, None)
 
+
+def _summarise(
+    prose: list[str],
+    plain_text: str,
+    language: str,
+    title: str,
+    max_sentences: int | None,
+    digests: list[str] | None,  # None: plain text, no key-fact weighting
+) -> ExtractiveSummary:
     sized = [s for s in prose if MIN_WORDS <= len(words(s)) <= MAX_WORDS]
     usable = sized or prose  # too-short/too-long only when nothing else exists
 
@@ -143,6 +222,8 @@ def summarise_extractive(
         density *= 1.0 + LEAD_BONUS / (1 + index)
         if not _TERMINAL_RE.search(sentence):
             density *= UNPUNCTUATED_PENALTY
+        if digests is not None and _DIGIT_RE.search(sentence):
+            density *= 1.0 + NUMBER_BONUS
         candidates.append(_Candidate(index, sentence, frozenset(terms), density))
 
     page_words = len(words(plain_text))
@@ -153,8 +234,13 @@ def summarise_extractive(
     key = sorted(_rank(candidates, n_key), key=lambda c: c.index)
 
     sentences = [c.sentence for c in chosen]
+    key_points = [c.sentence for c in key]
+    if digests and count:
+        # The page's first table of figures follows the sentences; every table is a key point.
+        sentences.append(digests[0])
+        key_points = (key_points + digests)[: max(MAX_KEY_POINTS, len(digests))]
     return ExtractiveSummary(
         text=" ".join(sentences),
         sentences=sentences,
-        key_points=[c.sentence for c in key],
+        key_points=key_points,
     )

@@ -55,7 +55,7 @@ def summary_generate(
         except LLMError as exc:
             logger.warning("LLM summary of page %s failed: %s", page_id, exc)
             _store_failure(page, revision, digest, str(exc))
-    extractive = summarise_extractive(text, language=page.language, title=revision.title)
+    extractive = summarise_extractive(text, language=page.language, title=revision.title, markdown=revision.body)
     return _store(page, revision, Summary.Method.EXTRACTIVE, extractive.text, extractive.key_points, digest)
 
 

@@ -1,0 +1,95 @@
+"""Answer units read from a page's Markdown: rows with their headers, items with their lead-in, no code."""
+
+from __future__ import annotations
+
+from search.answer_units import page_units, sentence_units
+from search.extractive_answer import asked_kind
+
+PER_DIEM = """# Indemnités journalières
+
+Cette page présente les indemnités versées lors des déplacements.
+
+## Barème 2026
+
+| Destination | Indemnité par jour |
+|---|---|
+| France (hors Paris) | 45 € |
+| Norvège | 70 € |
+
+## Demande
+
+Dans Kvitto, créez une dépense de type « Per diem ».
+
+```bash
+kvitto expense create --type per-diem
+```
+"""
+
+CARD = """# Corporate card
+
+## Who gets a card
+
+Cards are issued on request from your manager to employees who:
+
+- travel for work **more than four times a year**, or
+- organise events for teams or clients.
+
+## Related pages
+
+- [Expense claims](/spaces/finance/expense-claims/)
+- [Purchase approvals](/spaces/finance/purchase-approvals/)
+
+See also the [travel policy](/spaces/finance/travel/) for trips abroad.
+
+    $ kvitto card freeze
+"""
+
+
+def _texts(markdown: str, kind: str | None = None) -> list[str]:
+    return [u.text for u in page_units(markdown) if kind is None or u.kind == kind]
+
+
+def test_table_rows_carry_caption_and_column_headers() -> None:
+    rows = [u for u in page_units(PER_DIEM) if u.kind == "row"]
+    assert [r.text for r in rows] == [
+        "Barème 2026 — Destination: France (hors Paris); Indemnité par jour: 45 €",
+        "Barème 2026 — Destination: Norvège; Indemnité par jour: 70 €",
+    ]
+    # The source is the row as the chunker writes it, so a passage's rows can be found in its text.
+    assert rows[1].source == "Norvège 70 €"
+    assert rows[1].anchor == "bareme-2026"
+
+
+def test_list_items_carry_their_lead_in() -> None:
+    items = _texts(CARD, "item")
+    assert (
+        "Cards are issued on request from your manager to employees who: "
+        "travel for work more than four times a year, or" in items
+    )
+
+
+def test_code_blocks_and_commands_are_never_units() -> None:
+    texts = " ".join(_texts(PER_DIEM) + _texts(CARD))
+    assert "kvitto expense create" not in texts
+    assert "kvitto card freeze" not in texts
+
+
+def test_page_introductions_and_navigation_are_filler() -> None:
+    units = {u.text: u for u in page_units(PER_DIEM) + page_units(CARD)}
+    assert units["Cette page présente les indemnités versées lors des déplacements."].filler
+    assert units["Expense claims"].filler  # a link-only line under "Related pages"
+    assert units["See also the travel policy for trips abroad."].filler
+    assert not units["Dans Kvitto, créez une dépense de type « Per diem »."].filler
+    intro = sentence_units("This page explains how leave is earned. You get 25 days per year.")
+    assert [u.filler for u in intro] == [True, False]
+
+
+def test_asked_kind() -> None:
+    assert asked_kind("How many days of annual leave do I get?") == "quantity"
+    assert asked_kind("combien de jours de congés ai-je ?") == "quantity"
+    assert asked_kind("Quel est le montant du per diem pour la Norvège ?") == "quantity"
+    assert asked_kind("What is the minimum password length?") == "quantity"
+    assert asked_kind("who approves my expense report") == "who"
+    assert asked_kind("à qui envoyer mon arrêt maladie") == "who"
+    assert asked_kind("where do I book a train") == "where"
+    assert asked_kind("can I bring my dog to the office") == ""

@@ -1,0 +1,71 @@
+"""Extractive summaries built from answer units (the page's Markdown): no code, nothing glued, figures kept."""
+
+from __future__ import annotations
+
+from handbook.markdown import markdown_to_text
+from summaries.extractive import summarise_extractive
+
+SOFTWARE = """# Software requests
+
+Most common software is available instantly from the catalogue, and installs in a few minutes without a ticket.
+
+On Ubuntu, catalogue packages can also be installed from the terminal:
+
+```bash
+nordlys-software search diagram
+nordlys-software install drawio
+```
+
+To stop the tunnel: `sudo wg-quick down nordlys`
+
+New tools go through a short review so that we know where our data goes.
+
+- Données de type date avec heure
+- Données de type horaires d'ouverture
+
+Licences unused for 60 days are reclaimed automatically and reassigned.
+"""
+
+PER_DIEM = """# Indemnités journalières
+
+Lorsque vous partez en déplacement avec au moins une nuitée, Nordlys verse une indemnité journalière forfaitaire.
+
+## Barème 2026
+
+| Destination | Indemnité par jour |
+|---|---|
+| France (hors Paris) | 45 € |
+| Norvège | 70 € |
+| Autres pays | 50 € |
+
+Les déplacements sans nuitée ne donnent pas droit au per diem.
+"""
+
+
+def _summary(markdown: str, language: str = "en", **kw):  # type: ignore[no-untyped-def]
+    return summarise_extractive(markdown_to_text(markdown), language=language, markdown=markdown, **kw)
+
+
+def test_no_code_or_commands_in_the_summary() -> None:
+    summary = _summary(SOFTWARE, max_sentences=5)
+    assert "nordlys-software" not in summary.text
+    assert "wg-quick" not in summary.text
+    for point in summary.key_points:
+        assert "nordlys-software" not in point
+
+
+def test_list_items_and_headings_are_never_glued() -> None:
+    summary = _summary(SOFTWARE, max_sentences=6)
+    lines = markdown_to_text(SOFTWARE).splitlines()
+    for sentence in summary.sentences + summary.key_points:
+        assert any(sentence in line for line in lines), sentence
+
+
+def test_table_figures_are_kept_as_a_digest_of_the_rows() -> None:
+    summary = _summary(PER_DIEM, language="fr")
+    assert (
+        "Barème 2026 (Destination: Indemnité par jour) — France (hors Paris): 45 €; Norvège: 70 €; Autres pays: 50 €"
+        in summary.text
+    )
+    for figure in ("45 €", "70 €", "50 €"):
+        assert figure in summary.text

@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last: it runs read views against a read replica when one is configured (handbook/db_router.py).
+    "handbook.db_router.ReplicaReadsMiddleware",
 ]
 
 ROOT_URLCONF = "handbook.urls"
@@ -107,6 +109,29 @@ _db = dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MA
 if "host" in _db.get("OPTIONS", {}):  # a Unix socket directory given as ?host=
     _db["HOST"] = _db["OPTIONS"].pop("host")
 DATABASES = {"default": _db}
+
+# Read replicas (README "Scaling out"): searches, Ask retrieval and page reads go to a streaming
+# replica that answers and lags at most DATABASE_REPLICA_MAX_LAG_S (checked every
+# DATABASE_REPLICA_CHECK_S per process); writes, and the reads of whoever wrote in the last
+# DATABASE_PIN_AFTER_WRITE_S, go to the primary. See handbook/db_router.py.
+DATABASE_REPLICAS: list[str] = []
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
+    if _url.partition("://")[0] not in ("postgres", "postgresql"):
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS: each URL must start with postgres:// or postgresql://")
+    _replica = dj_database_url.parse(_url, conn_max_age=_db["CONN_MAX_AGE"], conn_health_checks=True)
+    if "host" in _replica.get("OPTIONS", {}):
+        _replica["HOST"] = _replica["OPTIONS"].pop("host")
+    # A replica that does not answer must not hold a request up for long: the primary takes over.
+    _replica["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_REPLICA_CONNECT_TIMEOUT_S", 2, minimum=1))
+    _replica["TEST"] = {"MIRROR": "default"}  # a test run reads the test database through it
+    DATABASES[f"replica{_number}"] = _replica
+    DATABASE_REPLICAS.append(f"replica{_number}")
+DATABASE_REPLICA_MAX_LAG_S = env_float("DATABASE_REPLICA_MAX_LAG_S", 5.0, minimum=0.0)
+DATABASE_REPLICA_CHECK_S = env_float("DATABASE_REPLICA_CHECK_S", 5.0, minimum=0.1)
+DATABASE_PIN_AFTER_WRITE_S = env_float(
+    "DATABASE_PIN_AFTER_WRITE_S", DATABASE_REPLICA_MAX_LAG_S + DATABASE_REPLICA_CHECK_S, minimum=0.0
+)
+DATABASE_ROUTERS = ["handbook.db_router.ReplicaRouter"]
 
 REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss", "unix"))
 if not REDIS_URL:

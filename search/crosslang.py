@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 from django.core.cache import cache
-from django.db import connection
 
+from handbook.db_router import read_connection
 from search.scopes import EVERYTHING, Reader
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def _scope_sums(model: str) -> list[tuple[int, tuple[int, ...], str, np.ndarray,
     key = means_cache_key(model)
     cached = cache.get(key)
     if cached is None:
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(
                 "SELECT space_id, groups, chunk_language, sum(embedding)::text, count(*) FROM ("  # noqa: S608
                 + scoped_chunks_sql("c.embedding_model = %s AND c.embedding IS NOT NULL")

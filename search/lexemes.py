@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import connection, transaction
 
+from handbook.db_router import read_connection
 from search.scopes import EVERYTHING, Reader
 
 logger = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ def term_weights(terms: list[str], reader: Reader = EVERYTHING) -> dict[str, lis
     if not terms:
         return {}
     readable, readable_params = reader.sql("s.space_id", "s.groups")
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         # The language totals (lexeme '') come in the same statement: one round trip per keyword pass.
         cursor.execute(
             f"""

@@ -37,6 +37,7 @@ import numpy as np
 from django.core.cache import cache
 from django.db import connection, transaction
 
+from handbook.db_router import read_connection
 from search.embedders import Embedder
 from search.scopes import EVERYTHING, Reader
 from search.text import STOPWORDS, words
@@ -241,7 +242,7 @@ def _table(model: str, language: str, stamp: int) -> _Table | None:
             return known[1]
     # pgvector's binary form (int16 dimensions, int16 unused, big-endian float4s) loads ~5x faster
     # than parsing the text form row by row.
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT word, vector_send(embedding), scopes, scope_chunks FROM search_lexiconword"
             " WHERE model = %s AND language = %s ORDER BY id",

@@ -10,10 +10,14 @@ Not used inside a transaction (``connection.in_atomic_block``): another
 connection would not see its uncommitted rows, and a caller that opened a
 transaction asked for one snapshot. Tests run in transactions, so the suite
 exercises both paths (see tests/search/test_parallel_legs.py).
+
+A leg runs in the caller's context (``contextvars``): it reads from the database the caller
+reads from (``handbook.db_router.read_alias``), a replica included, on its own connection.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from collections.abc import Callable
@@ -21,7 +25,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import close_old_connections, connection, connections
+from django.db import close_old_connections, connections
+
+from handbook.db_router import read_connection
 
 T = TypeVar("T")
 
@@ -43,7 +49,7 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def enabled() -> bool:
-    return bool(getattr(settings, "SEARCH_PARALLEL_LEGS", True)) and not connection.in_atomic_block
+    return bool(getattr(settings, "SEARCH_PARALLEL_LEGS", True)) and not read_connection().in_atomic_block
 
 
 def _in_worker(call: Callable[[], T]) -> T:
@@ -57,7 +63,7 @@ def run_all(calls: list[Callable[[], Any]]) -> list[Any]:
     if len(calls) < 2 or not enabled():
         return [call() for call in calls]
     pool = _pool()
-    futures: list[Future[Any]] = [pool.submit(_in_worker, call) for call in calls[1:]]
+    futures: list[Future[Any]] = [pool.submit(contextvars.copy_context().run, _in_worker, call) for call in calls[1:]]
     try:
         first = calls[0]()
     finally:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 
+from handbook.db_router import read_connection
 from search import parallel
 from search.crosslang import centred_query, merge_partitions, partition_leg
 from search.embedding_cache import query_embedding
@@ -210,7 +211,7 @@ def keyword_leg(
         FROM hits ORDER BY final DESC, id LIMIT %s
     """  # noqa: S608 - composed from our own SQL; every value is a parameter
     params += [max(depth - 1, 0), tsquery_text(ParsedQuery(raw=parsed.raw, terms=parsed.positive_words)), depth]
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1) for i, r in enumerate(rows)]
@@ -269,7 +270,7 @@ def vector_leg(
             ORDER BY distance, c.id LIMIT %s
         """  # noqa: S608 - composed from our own SQL, values are parameters
         params = [literal, *visible_params, model, *filter_params, depth]
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
     else:
@@ -287,7 +288,8 @@ def vector_leg(
             ) hits ORDER BY distance, id
         """  # noqa: S608
         params = [literal, model, *visible_params, *filter_params, depth]
-        with transaction.atomic(), connection.cursor() as cursor:
+        reader = read_connection()
+        with transaction.atomic(using=reader.alias), reader.cursor() as cursor:
             # Transaction-local settings, in one round trip. pgvector 0.8 iterative scans keep walking
             # the graph until LIMIT rows pass the filter; enable_seqscan off because we chose the
             # index: the planner cannot estimate the bitmap test and might sort the table.
@@ -351,7 +353,7 @@ def exact_vector_lists(
         languages,
         depth,
     ]
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     plain: list[ChunkHit] = []

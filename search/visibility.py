@@ -67,9 +67,9 @@ class VisiblePages:
     @cached_property
     def estimate(self) -> tuple[int, float]:
         """(visible chunks, visible share of all chunks), estimated from page counts (cheap)."""
-        from django.db import connection
+        from handbook.db_router import read_connection
 
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(f"SELECT {ESTIMATE_SQL}")
             all_pages, chunk_rows = cursor.fetchone()
         return _estimate(len(self.ids), all_pages, chunk_rows)
@@ -106,15 +106,14 @@ def _estimate(visible_pages: int, all_pages: int, chunk_rows: float) -> tuple[in
 def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     """The pages ``user`` may read (``visible_to``, read fresh) and the estimate, in one round trip,
     after the reader (groups and readable spaces) whose statistics rank them."""
-    from django.db import connection
-
+    from handbook.db_router import read_connection
     from handbook.permissions import readable_ids_sql_for_groups
 
     reader = reader_of(user) if reader is None else reader
     if reader == NOBODY:
         return VisiblePages([], estimate=(0, 0.0), sorted_unique=True, reader=reader)
     sql, params = readable_ids_sql_for_groups(None if reader.everything else tuple(reader.group_ids))
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         # Sorted here (ids are primary keys: no repeats), so VisiblePages takes the list as it is.
         cursor.execute(f"SELECT (SELECT array_agg(id ORDER BY id) FROM ({sql}) AS v), {ESTIMATE_SQL}", params)  # noqa: S608
         ids, all_pages, chunk_rows = cursor.fetchone()

@@ -18,6 +18,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from handbook.models import LANGUAGES, Page, Space
+from handbook.queues import bulk_work
 from handbook.services import page_create, page_save
 
 REQUIRED_FIELDS = ("id", "title", "body", "lang")
@@ -155,7 +156,8 @@ def corpus_import(
     for number, raw in read_lines(path):
         try:
             item = parse_line(raw)
-            import_item(item, space, report, author)
+            with bulk_work():  # the pages' reindexes go to the bulk queue, not ahead of editors
+                import_item(item, space, report, author)
         except LineError as exc:
             report.errors.append((number, str(exc)))
         finally:

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from accounts.config import parse_group_map
 from handbook import embedded
+from handbook.queues import BULK, INTERACTIVE
 from handbook.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -161,6 +163,19 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A save must not hang when Redis is down: publishing gives up quickly, the page
 # stays marked pending and the periodic sweep enqueues it once Redis is back.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+# Two queues (handbook/queues.py, README "Scaling out"): the edited page's reindex and summary go
+# to "interactive"; imports, reindex --all, sweeps and the vocabulary rebuild to "bulk". A worker
+# started without -Q consumes both; -Q interactive / -Q bulk dedicates one.
+CELERY_TASK_DEFAULT_QUEUE = INTERACTIVE
+CELERY_TASK_QUEUES = (Queue(INTERACTIVE), Queue(BULK))
+CELERY_TASK_ROUTES = {
+    "search.tasks.reindex_space": {"queue": BULK},
+    "search.tasks.reindex_all": {"queue": BULK},
+    "search.tasks.sweep_index": {"queue": BULK},
+    "search.tasks.refresh_lexicon": {"queue": BULK},
+    "summaries.tasks.regenerate_summary": {"queue": BULK},
+    # reindex_page and summarise_page serve both: their callers name the queue (search/services.py).
+}
 CELERY_BEAT_SCHEDULE = {
     "sweep-index": {"task": "search.tasks.sweep_index", "schedule": env_int("SWEEP_INTERVAL_S", 300, minimum=10)},
     "worker-heartbeat": {"task": "search.tasks.worker_heartbeat", "schedule": 30.0},

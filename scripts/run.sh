@@ -11,9 +11,10 @@ $BIN/python manage.py migrate --noinput -v 0
 $BIN/python manage.py collectstatic --noinput -v 0
 
 mkdir -p var/log
-# Worker with an embedded beat (sweep + heartbeat). It loads the embedding model
-# lazily in its pool child, never in the parent that forks.
-$BIN/celery -A handbook worker -B --concurrency=1 --loglevel=INFO \
+# Worker with an embedded beat (sweep + heartbeat), consuming both queues (editors'
+# saves and bulk work; README "Scaling out"). It loads the embedding model lazily in
+# its pool child, never in the parent that forks.
+$BIN/celery -A handbook worker -B -Q interactive,bulk --concurrency=1 --loglevel=INFO \
   --schedule var/celerybeat-schedule >var/log/worker.log 2>&1 &
 WORKER=$!
 trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM

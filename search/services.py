@@ -11,37 +11,43 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from handbook.models import Page
+from handbook.queues import BULK, enqueue_queue
 from search.indexing import page_reindex, pages_needing_index
 from search.models import IndexState
 
 logger = logging.getLogger(__name__)
 
 
-def index_enqueue_page(page: Page) -> None:
-    """Queue a reindex of the page's published revision once the transaction commits."""
+def index_enqueue_page(page: Page, *, queue: str | None = None) -> None:
+    """Queue a reindex of the page's published revision once the transaction commits.
+
+    On the interactive queue (an editor's save) unless ``queue`` or ``bulk_work()`` says bulk.
+    """
     page_id, revision_id = page.pk, page.published_revision_id
+    queue = queue or enqueue_queue()
     IndexState.objects.update_or_create(page=page, defaults={"status": IndexState.Status.PENDING})
-    transaction.on_commit(lambda: _send_reindex(page_id, revision_id))
+    transaction.on_commit(lambda: _send_reindex(page_id, revision_id, queue))
 
 
-def _send_reindex(page_id: int, revision_id: int | None) -> None:
+def _send_reindex(page_id: int, revision_id: int | None, queue: str) -> None:
     """Enqueue, never failing the save: with the broker down the sweep heals it later."""
     from kombu.exceptions import OperationalError
 
     from search.tasks import reindex_page
 
     try:
-        reindex_page.delay(page_id, revision_id)
+        reindex_page.apply_async((page_id, revision_id), queue=queue)
     except OperationalError as exc:  # the broker (Redis) is unreachable
         logger.error("could not enqueue reindex of page %s (left pending for the sweep): %s", page_id, exc)
 
 
 def index_enqueue_pages(pages: QuerySet[Page]) -> int:
+    """Queue a reindex of each page on the bulk queue (reindex --all, sweeps, admin actions)."""
     from search.tasks import reindex_page
 
     count = 0
     for page_id, revision_id in pages.values_list("id", "published_revision_id").iterator():
-        reindex_page.delay(page_id, revision_id)
+        reindex_page.apply_async((page_id, revision_id), queue=BULK)
         count += 1
     return count
 

@@ -26,9 +26,11 @@ def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # 
 
     result = page_reindex(page_id=page_id, revision_id=revision_id)
     if result.status in ("indexed", "pending"):
+        from handbook.queues import queue_of
         from summaries.tasks import summarise_page
 
-        summarise_page.delay(page_id, revision_id)
+        # The summary follows its reindex: an editor's on the interactive queue, an import's on bulk.
+        summarise_page.apply_async((page_id, revision_id), queue=queue_of(self.request))
     return result.status
 
 

@@ -35,6 +35,7 @@ from handbook.markdown import markdown_to_text
 from handbook.markdown_import.cleanup import clean_markdown
 from handbook.markdown_import.links import is_external, rewrite_targets
 from handbook.models import LANGUAGES, Page, Space
+from handbook.queues import bulk_work
 from handbook.services import page_create, page_delete, page_save, page_set_parent, page_undelete
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -428,4 +429,7 @@ def markdown_tree_import(
     author: Any = None,
     progress: Callable[[str], None] | None = None,
 ) -> ImportReport:
-    return MarkdownTreeImport(root, space=space, delete_missing=delete_missing, author=author, progress=progress).run()
+    with bulk_work():  # the pages' reindexes go to the bulk queue, not ahead of editors
+        return MarkdownTreeImport(
+            root, space=space, delete_missing=delete_missing, author=author, progress=progress
+        ).run()

@@ -1,0 +1,116 @@
+"""Which Celery queue each enqueue path uses (handbook/queues.py).
+
+Tasks are sent to the test Redis for real (not run eagerly) and read back from the queues'
+lists: the routing under test is Celery's own (``task_routes``, ``queue=``), not a stand-in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from handbook.queues import BULK, INTERACTIVE, QUEUES, bulk_work
+
+Held = Callable[[], dict[str, Counter[str]]]
+
+
+@pytest.fixture
+def queued() -> Iterator[Held]:
+    """Send tasks to the broker; the function returns the task names each queue holds."""
+    from handbook.celery import app
+
+    app.conf.task_always_eager = False  # the autouse _celery_eager fixture switches it back
+    with app.connection_for_write() as connection:
+        client = connection.default_channel.client
+        client.delete(*QUEUES)
+
+        def held() -> dict[str, Counter[str]]:
+            return {
+                queue: Counter(json.loads(message)["headers"]["task"] for message in client.lrange(queue, 0, -1))
+                for queue in QUEUES
+            }
+
+        yield held
+        client.delete(*QUEUES)
+
+
+REINDEX, SUMMARY = "search.tasks.reindex_page", "summaries.tasks.summarise_page"
+
+
+def test_an_editor_save_goes_to_the_interactive_queue(  # type: ignore[no-untyped-def]
+    queued, make_space, no_embeddings, django_capture_on_commit_callbacks
+):
+    from handbook.services import page_create, page_save
+
+    space = make_space("hr")
+    with django_capture_on_commit_callbacks(execute=True):
+        page = page_create(space=space, title="Leave", body="Twenty-five days.")
+    with django_capture_on_commit_callbacks(execute=True):
+        page_save(page=page, title="Leave", body="Twenty-six days.")
+    assert queued() == {INTERACTIVE: Counter({REINDEX: 2}), BULK: Counter()}
+
+
+def test_imports_go_to_the_bulk_queue(queued, make_space, no_embeddings, tmp_path, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
+    from handbook.importing import corpus_import
+    from handbook.services import page_create
+
+    space = make_space("hr")
+    lines = [{"id": f"doc-{n}", "title": f"Doc {n}", "body": f"Body {n}.", "lang": "en"} for n in range(3)]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps(line) for line in lines))
+    with django_capture_on_commit_callbacks(execute=True):
+        report = corpus_import(corpus, space=space)
+    assert report.created == 3
+    assert queued() == {INTERACTIVE: Counter(), BULK: Counter({REINDEX: 3})}
+
+    # Anything else that saves pages in bulk does so inside bulk_work().
+    with django_capture_on_commit_callbacks(execute=True), bulk_work():
+        page_create(space=space, title="Generated", body="x")
+    assert queued()[BULK][REINDEX] == 4
+
+
+def test_reindex_all_sweeps_and_the_vocabulary_go_to_the_bulk_queue(queued, make_space, make_page, no_embeddings):  # type: ignore[no-untyped-def]
+    from handbook.models import Page
+    from search.services import index_enqueue_pages
+    from search.tasks import refresh_lexicon, reindex_all, reindex_space, sweep_index, worker_heartbeat
+    from summaries.tasks import regenerate_summary
+
+    space = make_space("hr")
+    make_page(space, "One", "First.", index=False)
+    make_page(space, "Two", "Second.", index=False)
+    queued()  # make_page's own enqueues were not committed: nothing is queued yet
+    assert index_enqueue_pages(Page.objects.published()) == 2  # reindex --all, the sweep, admin actions
+    for task in (reindex_all, sweep_index, refresh_lexicon):
+        task.delay()
+    reindex_space.delay(space.pk)
+    regenerate_summary.delay(1)
+    worker_heartbeat.delay()  # a task without a route: the default queue, interactive
+    assert queued() == {
+        INTERACTIVE: Counter({"search.tasks.worker_heartbeat": 1}),
+        BULK: Counter(
+            {
+                REINDEX: 2,
+                "search.tasks.reindex_all": 1,
+                "search.tasks.sweep_index": 1,
+                "search.tasks.refresh_lexicon": 1,
+                "search.tasks.reindex_space": 1,
+                "summaries.tasks.regenerate_summary": 1,
+            }
+        ),
+    }
+
+
+@pytest.mark.parametrize("queue", [INTERACTIVE, BULK])
+def test_a_summary_follows_its_reindex_to_the_same_queue(queue, queued, make_space, make_page, no_embeddings):  # type: ignore[no-untyped-def]
+    """GIVEN a reindex taken from one queue WHEN it enqueues the page's summary THEN on that queue."""
+    from search.tasks import reindex_page
+
+    page = make_page(make_space("hr"), "Leave", "Twenty-five days.", index=False)
+    # apply() runs the task here with the delivery info a worker would give it for that queue.
+    result = reindex_page.apply((page.pk, page.published_revision_id), routing_key=queue)
+    assert result.get() in ("indexed", "pending")
+    other = BULK if queue == INTERACTIVE else INTERACTIVE
+    assert queued() == {queue: Counter({SUMMARY: 1}), other: Counter()}

@@ -507,7 +507,7 @@ def compose_env(service: str, variables: dict[str, str] = COMPOSE_VARIABLES) -> 
 
 @pytest.mark.parametrize("variable", ["SECRET_KEY", "POSTGRES_PASSWORD", "ALLOWED_HOSTS"])
 def test_compose_requires_secrets_and_the_host_name(variable):  # type: ignore[no-untyped-def]
-    for service in ("migrate", "web", "worker", "beat"):
+    for service in ("migrate", "web", "worker-interactive", "worker-bulk", "beat"):
         with pytest.raises(KeyError, match=f"{variable} is required: set {variable}"):
             compose_env(service, {k: v for k, v in COMPOSE_VARIABLES.items() if k != variable})
     raw = compose()["services"]["web"]["environment"]
@@ -518,7 +518,7 @@ def test_compose_requires_secrets_and_the_host_name(variable):  # type: ignore[n
 def test_compose_trusts_the_proxy_header_only_behind_loopback():
     """web believes X-Forwarded-Proto only because nothing but a proxy on the host can reach it."""
     services = compose()["services"]
-    for name in ("migrate", "web", "worker", "beat"):
+    for name in ("migrate", "web", "worker-interactive", "worker-bulk", "beat"):
         env = compose_env(name)
         assert env["HANDBOOK_PRODUCTION"] == "true", name
         assert env["TRUST_X_FORWARDED_PROTO"] == "true", name

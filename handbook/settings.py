@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from accounts.config import parse_group_map
 from handbook import embedded
@@ -166,8 +166,10 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 # Two queues (handbook/queues.py, README "Scaling out"): the edited page's reindex and summary go
 # to "interactive"; imports, reindex --all, sweeps and the vocabulary rebuild to "bulk". A worker
 # started without -Q consumes both; -Q interactive / -Q bulk dedicates one.
-CELERY_TASK_DEFAULT_QUEUE = INTERACTIVE
-CELERY_TASK_QUEUES = (Queue(INTERACTIVE), Queue(BULK))
+CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = CELERY_TASK_DEFAULT_ROUTING_KEY = INTERACTIVE
+# Each queue on its own exchange and key: a Queue without them is bound to the default exchange
+# and key, and every task would land in both queues.
+CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name, type="direct"), routing_key=name) for name in (INTERACTIVE, BULK))
 CELERY_TASK_ROUTES = {
     "search.tasks.reindex_space": {"queue": BULK},
     "search.tasks.reindex_all": {"queue": BULK},

@@ -40,6 +40,17 @@ def queued() -> Iterator[Held]:
 REINDEX, SUMMARY = "search.tasks.reindex_page", "summaries.tasks.summarise_page"
 
 
+def test_each_queue_has_its_own_exchange_and_key():
+    """A queue declared without them is bound to the default exchange and key: a worker taking
+    -Q bulk would then also receive every interactive task (seen in bench/queues.py)."""
+    from handbook.celery import app
+
+    queues = app.amqp.queues
+    assert set(queues) == set(QUEUES)
+    for name in QUEUES:
+        assert (queues[name].exchange.name, queues[name].routing_key) == (name, name)
+
+
 def test_an_editor_save_goes_to_the_interactive_queue(  # type: ignore[no-untyped-def]
     queued, make_space, no_embeddings, django_capture_on_commit_callbacks
 ):

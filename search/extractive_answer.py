@@ -66,7 +66,7 @@ EXTRA_QUOTE_MARGIN = 0.5
 # CROSS_LANGUAGE_OFFSET added before the comparison. Measured on the dev sets by bench/ask.py,
 # which prints the sweep.
 MIN_ANSWER_SCORE = 0.84
-CROSS_LANGUAGE_OFFSET = 0.02
+CROSS_LANGUAGE_OFFSET = 0.04
 SENTENCE_CACHE_TTL_S = 7 * 24 * 3600  # a unit's vector never changes for a given model
 
 # What the question asks for, by its words (English and French, accents folded, lower case).
@@ -332,13 +332,28 @@ def select_quotes(
         chosen.append(c)
         words += _word_count(c.unit.text)
     chosen.sort(key=lambda c: (c is not best, c.rank, c.unit.position))
+    quotes = _quotes(chosen)
     score = answerability_score(best, language) if scored else None
     _LAST_SCORE.set(score if score is not None else 0.0)
     _LAST_BEST.set(
         {"similarity": best.similarity, "words": best.words, "other_language": best.passage.language != language}
     )
-    quotes = [Quote(_cap(c.unit.text), c.passage, c.score, c.unit.kind, c.similarity) for c in chosen]
     return Selection(quotes, score)
+
+
+def _quotes(chosen: list[_Candidate]) -> list[Quote]:
+    """Quotes of the chosen units; a list's lead-in is quoted once, before its first item."""
+    quotes: list[Quote] = []
+    leads: set[str] = set()
+    for c in chosen:
+        text = c.unit.text
+        if c.unit.kind == "item" and text != c.unit.source and text.endswith(c.unit.source):
+            lead = text[: len(text) - len(c.unit.source)]
+            if lead in leads:
+                text = c.unit.source
+            leads.add(lead)
+        quotes.append(Quote(_cap(text), c.passage, c.score, c.unit.kind, c.similarity))
+    return quotes
 
 
 def _following(best: _Candidate, pool: list[_Candidate]) -> _Candidate | None:

@@ -111,18 +111,33 @@ def centred_query(
     )
 
 
-def merge_partitions(per_language: dict[str, list[Any]], centred: CentredQuery, depth: int) -> list[Any]:
-    """One list from each partition's nearest chunks (cosine distance to ``centred.unit``), best first."""
+def merge_partitions(
+    per_language: dict[str, list[Any]], centred: CentredQuery, depth: int, min_similarity: float = -1.0
+) -> list[Any]:
+    """One list from each partition's nearest chunks (cosine distance to ``centred.unit``), best first.
+
+    A chunk whose cosine to ``centred.unit`` is below ``min_similarity`` is not a hit (the similarity
+    floor, ``search/relevance.py``). Each partition's list is ordered by that cosine, so the chunks
+    kept are the ones a floor inside each partition's search would have kept.
+    """
     from search.retrieval import ChunkHit
 
     scored: list[tuple[float, Any, str]] = []
     for language, hits in per_language.items():
         for hit in hits:
+            if 1.0 - (hit.vector_distance or 0.0) < min_similarity:
+                continue
             dot = (1.0 - (hit.vector_distance or 0.0)) * centred.norm  # c · q' for unit-length c
             scored.append((dot - centred.offsets[language], hit, language))
     scored.sort(key=lambda item: (-item[0], item[1].chunk_id))
     return [
-        ChunkHit(chunk_id=h.chunk_id, page_id=h.page_id, crosslang_rank=i + 1, language=language)
+        ChunkHit(
+            chunk_id=h.chunk_id,
+            page_id=h.page_id,
+            crosslang_rank=i + 1,
+            language=language,
+            vector_distance=h.vector_distance,  # to the centred query
+        )
         for i, (_score, h, language) in enumerate(scored[:depth])
     ]
 

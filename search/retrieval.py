@@ -23,7 +23,9 @@ from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
 from search.lexemes import CONFIGS, term_weights
 from search.query import ParsedQuery, parse_query, tsquery_text
-from search.scopes import reader_of
+from search.relevance import NO_FLOOR, Floor, similarity_floor
+from search.scopes import Reader, reader_of
+from search.suggest import corrections
 from search.text import STOPWORDS, detect_language
 from search.translation import query_translations
 from search.visibility import VisiblePages, as_visible, visible_pages
@@ -59,6 +61,7 @@ class ChunkHit:
     crosslang_rank: int | None = None
     translated_rank: int | None = None
     language: str = ""  # the chunk's language, where the leg knows it (the language-centred list)
+    coverage: float | None = None  # keyword lists: share of the query words' IDF the chunk holds
 
 
 @dataclass
@@ -108,6 +111,12 @@ TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (
 # Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
 RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker…
 TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at 1)
+# A keyword hit holds this share of the query words' IDF (0: any one word). And when even the nearest
+# chunk is not clearly close in meaning (search/relevance.py, ``Floor.confident``), the words must carry
+# the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable page holds has
+# the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
+KEYWORD_MIN_COVERAGE = 0.0
+KEYWORD_ALONE_COVERAGE = 0.5
 
 
 def _language_clause(language: str) -> str:
@@ -139,16 +148,20 @@ def keyword_leg(
     filters: Filters,
     depth: int = LEG_DEPTH,
     cap: int | None = None,
+    min_coverage: float | None = None,
 ) -> list[ChunkHit]:
     """Chunks scored by the IDF of the query terms they contain (OR semantics), per language config.
 
     Phrases and exclusions are hard constraints of the candidate query. Plain
     words are optional: candidates come from the rarest words, so a common word
-    cannot flood the capped candidate set; every word scores.
+    cannot flood the capped candidate set; every word scores. A chunk is a hit when
+    the words it holds carry ``min_coverage`` of the query words' IDF (default
+    ``KEYWORD_MIN_COVERAGE``), tested before the list is ranked and cut.
     """
     if parsed.is_empty:
         return []
     cap = KEYWORD_CANDIDATE_CAP if cap is None else cap
+    min_coverage = KEYWORD_MIN_COVERAGE if min_coverage is None else min_coverage
     # A stop-word of any handbook language ("de", "le", "que") is rare in the other language's
     # partition and would get a high IDF there, pulling in pages of the wrong language.
     content_terms = [t for t in parsed.terms if t not in ALL_STOPWORDS] or parsed.terms
@@ -180,22 +193,29 @@ def keyword_leg(
         ]
         score_params: list[Any] = [x for t in terms for x in (t.term, t.term + ":AB")]
         score = " + ".join(score_parts) or "1.0"
+        # The share of the query words' IDF the chunk holds (1 for a phrase-only query).
+        total = sum(t.idf for t in terms)
+        held = [f"{t.idf / total:.6f} * (c.search_vector @@ to_tsquery('{config}', %s))::int" for t in terms]
+        coverage = " + ".join(held) if total > 0 else "1.0"
+        coverage_params: list[Any] = [t.term for t in terms] if total > 0 else []
         selects.append(
-            f"""(SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score FROM (
-                    SELECT c.id, c.page_id, c.search_vector, {score} AS score
+            f"""(SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score, coverage FROM (
+                    SELECT c.id, c.page_id, c.search_vector, {score} AS score, {coverage} AS coverage
                     FROM (SELECT c.id, c.page_id, c.search_vector || ''::tsvector AS search_vector
                           FROM search_chunk c
                           WHERE {_language_clause(language)} AND {visible_sql}
                             AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
                           LIMIT %s) c
-                 ) scored ORDER BY score DESC, id LIMIT %s)"""
+                 ) scored WHERE coverage >= %s ORDER BY score DESC, id LIMIT %s)"""
         )
         params += [
             *score_params,
+            *coverage_params,
             *visible_params,
             tsquery_text(candidate),
             *filter_params,
             cap,
+            min_coverage - 1e-9,  # the shares are rounded: a chunk holding every word passes 1.0
             RERANK_DEPTH,
         ]
     if not selects:
@@ -205,7 +225,7 @@ def keyword_leg(
     sql = f"""
         WITH hits AS MATERIALIZED ({" UNION ALL ".join(selects)}),
         cut AS (SELECT score FROM hits ORDER BY score DESC OFFSET %s LIMIT 1)
-        SELECT id, page_id, score + CASE
+        SELECT id, page_id, coverage, score + CASE
                 WHEN score + {TIE_BREAK} >= COALESCE((SELECT score FROM cut), 0)
                 THEN {TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS final
         FROM hits ORDER BY final DESC, id LIMIT %s
@@ -214,7 +234,7 @@ def keyword_leg(
     with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1) for i, r in enumerate(rows)]
+    return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1, coverage=float(r[2])) for i, r in enumerate(rows)]
 
 
 # --- vector leg ------------------------------------------------------------------
@@ -249,8 +269,12 @@ def vector_leg(
     depth: int = LEG_DEPTH,
     exact: bool | None = None,
     ef_search: int = HNSW_EF_SEARCH,
+    max_distance: float | None = None,
 ) -> list[ChunkHit]:
-    """Nearest chunks among the visible pages (``visible``: page ids from ``visible_to``)."""
+    """Nearest chunks among the visible pages (``visible``: page ids from ``visible_to``).
+
+    ``max_distance``: farther chunks are not hits (the similarity floor, ``search/relevance.py``).
+    """
     visible = as_visible(visible)
     if not visible:
         return []
@@ -258,6 +282,8 @@ def vector_leg(
     if exact is None:
         exact = len(vector) != HNSW_DIMENSIONS or use_exact_scan(visible)
     literal = _vector_literal(vector)
+    # Cosine distance is at most 2: the "no floor" test keeps every row.
+    max_distance = 2.0 if max_distance is None else max_distance
     if exact:
         # Ordered by the raw column, which no HNSW index matches (they index embedding::vector(384)):
         # the visible rows are fetched and sorted exactly. No MATERIALIZED copy of the rows: copying
@@ -266,10 +292,10 @@ def vector_leg(
         sql = f"""
             SELECT c.id, c.page_id, c.embedding <=> %s::vector AS distance FROM search_chunk c
             WHERE {visible_sql} AND c.embedding_model = %s AND c.embedding IS NOT NULL
-            {filter_sql}
+              AND c.embedding <=> %s::vector <= %s {filter_sql}
             ORDER BY distance, c.id LIMIT %s
         """  # noqa: S608 - composed from our own SQL, values are parameters
-        params = [literal, *visible_params, model, *filter_params, depth]
+        params = [literal, *visible_params, model, literal, max_distance, *filter_params, depth]
         with read_connection().cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -285,9 +311,11 @@ def vector_leg(
                 WHERE vector_dims(c.embedding) = {HNSW_DIMENSIONS} AND c.embedding_model = %s
                   AND {visible_sql} {filter_sql}
                 ORDER BY distance LIMIT %s
-            ) hits ORDER BY distance, id
+            ) hits WHERE distance <= %s ORDER BY distance, id
         """  # noqa: S608
-        params = [literal, model, *visible_params, *filter_params, depth]
+        # The floor tests the walk's output: the walk yields chunks nearest first, so the chunks within
+        # the floor are the same as if the test ran inside it (where it would stop iterative scans late).
+        params = [literal, model, *visible_params, *filter_params, depth, max_distance]
         reader = read_connection()
         with transaction.atomic(using=reader.alias), reader.cursor() as cursor:
             # Transaction-local settings, in one round trip. pgvector 0.8 iterative scans keep walking
@@ -313,6 +341,7 @@ def exact_vector_lists(
     visible: VisiblePages,
     filters: Filters,
     depth: int = LEG_DEPTH,
+    floor: Floor = NO_FLOOR,
 ) -> tuple[list[ChunkHit], dict[str, list[ChunkHit]]]:
     """The exact vector leg and each language partition's exact centred list, from one scan.
 
@@ -320,7 +349,8 @@ def exact_vector_lists(
     chunks: ~20 ms a scan), so the plain and the language-centred distances are computed
     in one pass (kept: ids and two distances, not the vectors) instead of one scan for the
     plain leg and one per language. Same results
-    as ``vector_leg(exact=True)`` and ``crosslang_leg(exact=True)`` (tested).
+    as ``vector_leg(exact=True)`` and ``crosslang_leg(exact=True)`` (tested). The plain list keeps the
+    chunks within ``floor.plain``; the centred lists are cut by ``merge_partitions``.
     """
     if not visible:
         return [], {}
@@ -335,7 +365,7 @@ def exact_vector_lists(
             WHERE {visible_sql} AND c.embedding_model = %s AND c.embedding IS NOT NULL
             {filter_sql}
         )
-        (SELECT '', id, page_id, plain FROM scored ORDER BY plain, id LIMIT %s)
+        (SELECT '', id, page_id, plain FROM scored WHERE plain <= %s ORDER BY plain, id LIMIT %s)
         UNION ALL
         (SELECT l.language, p.id, p.page_id, p.centred FROM unnest(%s::text[]) AS l(language)
          CROSS JOIN LATERAL (
@@ -349,6 +379,7 @@ def exact_vector_lists(
         *visible_params,
         model,
         *filter_params,
+        floor.plain_distance,
         depth,
         languages,
         depth,
@@ -461,6 +492,7 @@ def translated_keyword_leg(
     depth: int = LEG_DEPTH,
     embedder: Any = None,
     owner: Any = None,
+    min_coverage: float | None = None,
 ) -> list[ChunkHit]:
     """The keyword leg over the query translated into each other handbook language (its pages only).
 
@@ -473,11 +505,24 @@ def translated_keyword_leg(
         if filters.language and filters.language != target:
             continue  # the user asked for another language's pages only
         partition = Filters(space=filters.space, language=target)
-        hits += keyword_leg(parse_query(text), visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP)
+        hits += keyword_leg(
+            parse_query(text), visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=min_coverage
+        )
     return hits
 
 
 PARTITION_PREFIX = "crosslang:"  # timing/list names of the language-centred partitions' walks
+
+
+def typo_corrected(parsed: ParsedQuery, reader: Reader, language: str | None = None) -> ParsedQuery:
+    """``parsed`` with its misspelt words replaced by their correction from the words of the pages
+    ``reader`` may read (``search/suggest.py``): "remboursment" matches the pages that say
+    "remboursement". A misspelt word matches nothing, so nothing is lost by replacing it."""
+    fixed = corrections(" ".join(parsed.terms), reader, language) if parsed.terms else {}
+    if not fixed:
+        return parsed
+    terms = list(dict.fromkeys(fixed.get(t, t) for t in parsed.terms))
+    return ParsedQuery(raw=parsed.raw, terms=terms, phrases=parsed.phrases, excluded=parsed.excluded)
 
 
 def retrieve(
@@ -523,18 +568,27 @@ def retrieve(
     reader = reader_of(user)
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
     # read fresh on every query and applied inside every leg. The query side is prepared meanwhile.
-    visible, (embedder, embedding, centred) = parallel.run_all([partial(visible_pages, user, reader), query_side])
+    calls_first: list[Callable[[], Any]] = [partial(visible_pages, user, reader), query_side]
+    if use_keywords:
+        calls_first.append(partial(typo_corrected, parsed, reader, query_language))
+    visible, (embedder, embedding, centred), *corrected = parallel.run_all(calls_first)
+    # The keyword lists search the words as corrected; what was typed stays the query shown.
+    words = corrected[0] if corrected else parsed
     model = embedder.model_name if embedder else ""
+    # Vector hits count only when close enough in meaning (search/relevance.py): gibberish finds nothing.
+    floor = similarity_floor(model) if model else NO_FLOOR
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
 
     calls = []
     if use_keywords:
-        calls.append(_timed("keyword", keyword_leg, parsed, visible, filters, depth))
+        calls.append(_timed("keyword", keyword_leg, words, visible, filters, depth))
     if embedding is not None and exact and centred is not None:
         # Exact search reads every visible row: both vector lists come from one scan (timed as "vector").
-        calls.append(_timed("vectors", exact_vector_lists, embedding, centred, model, visible, filters, depth))
+        args = (embedding, centred, model, visible, filters, depth, floor)
+        calls.append(_timed("vectors", exact_vector_lists, *args))
     elif embedding is not None:
-        calls.append(_timed("vector", vector_leg, embedding, model, visible, filters, depth, exact))
+        args = (embedding, model, visible, filters, depth, exact)
+        calls.append(_timed("vector", vector_leg, *args, max_distance=floor.plain_distance))
         # One call per language partition: each walks its own graph, side by side.
         for language in centred.sizes if centred is not None else ():
             args = (centred, language, model, visible, filters, depth, exact)
@@ -559,10 +613,25 @@ def retrieve(
         walked = max(walked, timings.pop(name))
     if per_language is not None:
         t = time.perf_counter()
-        lists["crosslang"] = merge_partitions(per_language, centred, depth)
+        lists["crosslang"] = merge_partitions(per_language, centred, depth, floor.centred)
         timings["crosslang"] = walked + time.perf_counter() - t
     keyword, vector = lists.get("keyword", []), lists.get("vector", [])
     crosslang, translated = lists.get("crosslang", []), lists.get("translate", [])
+    confident = bool(vector) and 1.0 - (vector[0].vector_distance or 0.0) >= floor.confident
+    if embedding is not None and floor.confident > -1.0 and not confident:
+        # Nothing is clearly close in meaning: the words must carry the match, each listed chunk
+        # holding most of the query's words, or one common word of an unrelated question ("temps"
+        # in "temps de cuisson d'un gigot") would be a match. With no such chunk, nothing matches.
+        # The lists are asked again with that requirement, so they are ranked and cut with it.
+        t = time.perf_counter()
+        if keyword:
+            keyword = keyword_leg(words, visible, filters, depth, min_coverage=KEYWORD_ALONE_COVERAGE)
+        if translated:
+            args = (parsed, query_language, visible, filters, depth, embedder, getattr(user, "pk", None))
+            translated = translated_keyword_leg(*args, min_coverage=KEYWORD_ALONE_COVERAGE)
+        if not keyword and not translated:
+            vector, crosslang = [], []
+        timings["words alone"] = time.perf_counter() - t
 
     t = time.perf_counter()
     vector_weight = 0.0 if answer_elsewhere(crosslang, query_language, parsed.raw) else None

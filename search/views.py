@@ -86,6 +86,7 @@ def search_view(request: HttpRequest) -> HttpResponse:
                 user=request.user, query=query, space=space or None, language=language or None, page=page_number
             )
             context.update(_result_context(result, query, space, language))
+            context.update(_suggestion_context(request, result, query, space, language))
 
     is_fragment = bool(request.htmx) and not request.htmx.history_restore_request
     # While typing (htmx), delay the Ask request a little: if the next
@@ -94,6 +95,23 @@ def search_view(request: HttpRequest) -> HttpResponse:
     context["is_fragment"] = is_fragment
     template = "search/search.html#results" if is_fragment else "search/search.html"
     return render(request, template, context, status=status)
+
+
+# "Did you mean" is offered when a search finds fewer pages than this.
+SUGGEST_BELOW = 3
+
+
+def _suggestion_context(request: HttpRequest, result: Any, query: str, space: str, language: str) -> dict[str, Any]:
+    """A corrected query when little matches, built from words of pages this user may read."""
+    if result.error or result.total >= SUGGEST_BELOW:
+        return {}
+    from search.scopes import reader_of
+    from search.suggest import did_you_mean
+
+    suggestion = did_you_mean(query, reader_of(request.user))
+    if not suggestion:
+        return {}
+    return {"suggestion": suggestion, "suggestion_url": _search_url(q=suggestion, space=space, lang=language)}
 
 
 def _result_context(result: Any, query: str, space: str, language: str) -> dict[str, Any]:

@@ -16,6 +16,21 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# --- Relevance floor: off unless a test sets it ------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _no_similarity_floor(settings):  # type: ignore[no-untyped-def]
+    """Every nearest neighbour counts, as before the floor existed.
+
+    The floor of ``search/relevance.py`` is calibrated on real corpora, where meaning scores
+    spread; in a handbook of five short pages a fair paraphrase scores beneath it (0.82) and
+    would find nothing. Tests of the floor itself (``tests/search/test_floor.py``, suggestions,
+    the hidden-statistics proof) set ``EMBEDDINGS_SIMILARITY_FLOOR = ""``: the calibrated one.
+    """
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = "-1"
+
+
 # --- Celery: eager unless a test asks for a real worker -------------------------
 
 

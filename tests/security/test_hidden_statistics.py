@@ -25,6 +25,7 @@ from search.passages import passages_for
 from search.retrieval import retrieve
 from search.scopes import reader_of
 from search.services import lexicon_build
+from search.suggest import did_you_mean
 from search.translation import query_translations
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(900)]
@@ -46,6 +47,8 @@ PUBLIC = {
     "leave": ("Annual leave", "# Annual leave\n\nYou get 25 vacation days per year; days carry over to March.\n"),
     "conges": ("Congés", "# Congés annuels\n\nVous avez droit à 25 jours de congés par an.\n"),
 }
+# Misspelt queries: "did you mean" may only ever offer words of pages bob can read.
+TYPOS = ["boison chaude", "layofs confidentel", "descalng machne"]
 HIDDEN_WORDS = (
     "# Plan\n\nboisson boisson broyeur coffee machine descaling remboursement voyage travel taxi "
     "vacation days year congés annuels zzzq confidentiel layoffs\n"
@@ -53,7 +56,8 @@ HIDDEN_WORDS = (
 
 
 @pytest.fixture(autouse=True)
-def _small_handbook_statistics(monkeypatch):  # type: ignore[no-untyped-def]
+def _small_handbook_statistics(monkeypatch, settings):  # type: ignore[no-untyped-def]
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated similarity floor, as served
     # A tiny handbook: every word is vocabulary and every language has a mean.
     monkeypatch.setattr(lexicon, "MIN_CHUNKS", 1)
     monkeypatch.setattr(lexicon, "MIN_LANGUAGE_CHUNKS", 1)
@@ -124,6 +128,10 @@ def _observe(client, bob) -> dict:  # type: ignore[no-untyped-def]
         out = io.StringIO()
         call_command("search", q, "--user", "bob", "--json", stdout=out)
         seen[f"cli:{q}"] = json.loads(out.getvalue())
+    lexicon_build()  # the vocabulary's build stamp lives in the cache, cleared above: as the sweep would
+    for q in TYPOS:
+        seen[f"suggestion:{q}"] = did_you_mean(q, reader_of(bob))
+        seen[f"suggestion-page:{q}"] = _strip_volatile(client.get("/search/", {"q": q}).content.decode())
     return seen
 
 
@@ -137,6 +145,8 @@ def test_hidden_edits_change_nothing_a_reader_sees(client, world, make_page, dja
     bob = world["bob"]
     before = _observe(client, bob)
     assert any(before[f"retrieve:{q}"] for q in QUERIES)  # the observation is not empty
+    assert before["suggestion:boison chaude"] == "boisson chaude"  # a readable word is offered…
+    assert before["suggestion:layofs confidentel"] is None  # …a word only hidden pages hold is not
 
     # A hidden space and a restricted page of bob's own space gain rare and common words…
     secret = make_page(world["hr"], "Plan", HIDDEN_WORDS, ref="plan")
@@ -168,3 +178,4 @@ def test_the_same_edit_on_a_readable_page_is_seen(client, world, make_page):
     changed = _diff(before, _observe(client, bob))
     assert any(key.startswith("weights:") for key in changed)
     assert any(key.startswith("retrieve:") for key in changed)
+    assert "suggestion:layofs confidentel" in changed  # "layoffs" is now a word bob can read

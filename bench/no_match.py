@@ -1,0 +1,349 @@
+"""Can search say "nothing matches"? Calibrates the similarity floor (search/relevance.py).
+
+    python -m bench.no_match                # grid of floors, then the configured floor as served
+    python -m bench.no_match --grid-only    # the grid alone (one retrieval per query)
+    python -m bench.no_match --served-only  # the configured floor alone
+
+Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` and
+``dev-crosslang.jsonl`` as ``bench-handbooks``, see ``bench/common.py``) and
+``bench/data/no_match_queries.txt`` (random strings, keyboard mashes, questions
+from other domains), run as each bench user. Only corpora already loaded are
+used: this bench never loads any (``python -m bench.common load`` does).
+
+Grid: every query is retrieved once through ``search.retrieval.retrieve`` with
+the floor off, and the lists it fuses are kept; each floor of the grid then drops
+the vector hits beneath it and fuses again, as ``retrieve`` does with that floor.
+A floor is acceptable when no corpus loses more than 0.005 nDCG@10 and no
+answerable query is left without a result; of those, the one that empties the
+most no-match queries is reported (then the lowest).
+
+Served: the same queries through ``retrieve`` with the floor of
+``search.relevance.similarity_floor``: nDCG@10 per corpus, answerable queries
+left empty, the share of no-match queries with no result, and the number of
+results of answerable and unanswerable dev questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if __package__ != "bench":
+    raise SystemExit("run as: python -m bench.no_match ...")
+
+from bench import common  # noqa: E402
+
+NO_MATCH_FILE = Path(__file__).resolve().parent / "data" / "no_match_queries.txt"
+MAX_NDCG_LOSS = 0.005
+PLAIN_GRID = [0.78, 0.80, 0.82, 0.84]  # least similarity of a vector hit
+CENTRED_GRID = [0.0, 0.3, 0.35, 0.4]  # least similarity of a language-centred hit
+CONFIDENT_GRID = [0.84, 0.85, 0.86, 0.87, 0.88, 0.89]  # nearest chunk this close: the query means something
+ALONE_GRID = [0.4, 0.5, 0.6, 0.7]  # otherwise a keyword hit must hold this share of the query's words
+
+
+def no_match_queries() -> list[str]:
+    lines = NO_MATCH_FILE.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def loaded_corpora() -> set[str]:
+    return {corpus for corpus in common.ALL_CORPORA if common.corpus_ready(corpus)}
+
+
+def indexed_refs() -> tuple[set[str], set[str]]:
+    """Pages of the bench corpora searchable with their vectors, and the corpora they belong to."""
+    from handbook.models import Page
+    from search.models import Chunk
+
+    pages = Page.objects.filter(id__in=Chunk.objects.filter(embedding__isnull=False).values("page_id"))
+    rows = list(pages.values_list("ref", "space__slug"))
+    return {ref for ref, _slug in rows}, {slug for _ref, slug in rows}
+
+
+def users_and_queries(partial: bool = False) -> list[tuple[str, Any, list[dict[str, Any]]]]:
+    """(eval file, its bench user, its queries on loaded corpora), plus the no-match set per user.
+
+    ``partial``: also the corpora still loading, with the queries whose relevant pages are all indexed.
+    """
+    ready = loaded_corpora()
+    print(f"loaded corpora: {', '.join(sorted(ready)) or 'none'}", flush=True)
+    indexed, started = indexed_refs() if partial else (set(), set())
+    loaded = ready | (started & set(common.ALL_CORPORA))
+    if partial:
+        print(f"with corpora still loading (queries whose pages are indexed): {', '.join(sorted(loaded))}")
+
+    def keep(q: dict[str, Any]) -> bool:
+        return q["corpus"] in ready or (q["corpus"] in loaded and all(r in indexed for r in q["relevant"]))
+
+    runs = []
+    for name, scope in common.EVAL_FILES.items():
+        if not any(c in loaded for c in common.SCOPES[scope]):
+            continue
+        user = common.bench_user(scope, [scope])
+        queries = [q for q in common.load_queries(name) if keep(q)]
+        runs.append((name, user, queries))
+    for scope in common.SCOPES:
+        if any(c in loaded for c in common.SCOPES[scope]):
+            user = common.bench_user(scope, [scope])
+            queries = [
+                {"qid": f"nomatch-{scope}-{i}", "query": text, "corpus": "", "relevant": {}, "no_match": True}
+                for i, text in enumerate(no_match_queries())
+            ]
+            runs.append((f"no-match as {scope}", user, queries))
+    return runs
+
+
+# --- the lists retrieve fuses, kept once per query -------------------------------------
+
+
+@dataclass
+class Lists:
+    keyword: list[Any]
+    vector: list[Any]
+    crosslang: list[Any]
+    translated: list[Any]
+    query_language: str
+    text: str
+
+
+def capture(text: str, user: Any) -> Lists:
+    """``retrieve(text, user)`` with the floors off, stopped at fusion: the lists it would fuse."""
+    from search import relevance, retrieval
+
+    seen: dict[str, Any] = {}
+    real_fuse, real_floor = retrieval.fuse, retrieval.similarity_floor
+
+    def keep(keyword, vector, k=retrieval.RRF_K, crosslang=None, translated=None, vector_weight=None):  # type: ignore[no-untyped-def]
+        seen.update(keyword=keyword, vector=vector, crosslang=crosslang or [], translated=translated or [])
+        return real_fuse(keyword, vector, k, crosslang=crosslang, translated=translated, vector_weight=vector_weight)
+
+    retrieval.fuse, retrieval.similarity_floor = keep, lambda model: relevance.NO_FLOOR
+    try:
+        result = retrieval.retrieve(text, user)
+    finally:
+        retrieval.fuse, retrieval.similarity_floor = real_fuse, real_floor
+    return Lists(
+        keyword=seen.get("keyword", []),
+        vector=seen.get("vector", []),
+        crosslang=seen.get("crosslang", []),
+        translated=seen.get("translated", []),
+        query_language=result.query_language,
+        text=result.query.raw,
+    )
+
+
+def floored_pages(lists: Lists, plain: float, centred: float, confident: float = -1.0, alone: float = 0.0) -> list[int]:
+    """The page ids ``retrieve`` gives with these floors, from the lists it fused without them."""
+    from search.retrieval import ChunkHit, answer_elsewhere, fuse
+
+    vector = [h for h in lists.vector if 1.0 - (h.vector_distance or 0.0) >= plain]
+    kept = [h for h in lists.crosslang if 1.0 - (h.vector_distance or 0.0) >= centred]
+    crosslang = [
+        ChunkHit(h.chunk_id, h.page_id, crosslang_rank=i + 1, language=h.language, vector_distance=h.vector_distance)
+        for i, h in enumerate(kept)
+    ]
+    keyword, translated = lists.keyword, lists.translated
+    is_confident = bool(vector) and 1.0 - (vector[0].vector_distance or 0.0) >= confident
+    if lists.vector and confident > -1.0 and not is_confident:
+        keyword = [
+            ChunkHit(h.chunk_id, h.page_id, keyword_rank=i + 1)
+            for i, h in enumerate(h for h in lists.keyword if (h.coverage or 0.0) >= alone - 1e-9)
+        ]
+        translated = [h for h in lists.translated if (h.coverage or 0.0) >= alone - 1e-9]
+        if not keyword and not translated:
+            return []
+    weight = 0.0 if answer_elsewhere(crosslang, lists.query_language, lists.text) else None
+    pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=weight)
+    return [p.page_id for p in pages]
+
+
+# --- scoring -------------------------------------------------------------------------
+
+
+def _refs() -> dict[int, str]:
+    from handbook.models import Page
+
+    return dict(Page.objects.values_list("id", "ref"))
+
+
+def score(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, list[int]], refs: dict[int, str]):  # type: ignore[no-untyped-def]
+    """nDCG@10 per (file, corpus), answerable queries left empty, no-match queries with no result."""
+    ndcg: dict[str, float] = {}
+    empty_answerable = 0
+    no_match, no_match_empty = 0, 0
+    for name, _user, queries in runs:
+        ranked = {q["qid"]: common.first_k(refs.get(p, "") for p in pages[q["qid"]]) for q in queries}
+        if queries and queries[0].get("no_match"):
+            no_match += len(queries)
+            no_match_empty += sum(1 for q in queries if not pages[q["qid"]])
+            continue
+        for corpus, s in common.score_run(queries, ranked).items():
+            ndcg[f"{name} {corpus}"] = s["ndcg@10"]
+            empty_answerable += s["empty"]
+    return ndcg, empty_answerable, no_match_empty / max(1, no_match)
+
+
+def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
+    refs = _refs()
+    captured: dict[str, Lists] = {}
+    started = time.perf_counter()
+    for name, user, queries in runs:
+        for q in queries:
+            captured[q["qid"]] = capture(q["query"], user)
+        print(f"  captured {name}: {len(queries)} queries ({time.perf_counter() - started:.0f} s)", flush=True)
+
+    # The best similarity each query reaches: what the floors cut.
+    def best(qid: str) -> float:
+        return max((1.0 - (h.vector_distance or 0.0) for h in captured[qid].vector), default=float("nan"))
+
+    all_queries = [q for _n, _u, queries in runs for q in queries]
+    tops = {
+        "answerable": [best(q["qid"]) for q in all_queries if q.get("relevant")],
+        "unanswerable": [best(q["qid"]) for q in all_queries if not q.get("relevant") and not q.get("no_match")],
+        "no-match": [best(q["qid"]) for q in all_queries if q.get("no_match")],
+    }
+    for label, values in tops.items():
+        values = [v for v in values if v == v]
+        if values:
+            print(
+                f"best plain similarity, {label}: p5 {common.percentile(values, 5):.3f} "
+                f"median {common.percentile(values, 50):.3f} p95 {common.percentile(values, 95):.3f}",
+                flush=True,
+            )
+    base_pages = {qid: floored_pages(lists, -1.0, -1.0) for qid, lists in captured.items()}
+    base_ndcg, base_empty, base_rate = score(runs, base_pages, refs)
+    results = []
+    for plain in PLAIN_GRID:
+        for centred in CENTRED_GRID:
+            for confident in CONFIDENT_GRID:
+                for alone in ALONE_GRID:
+                    pages = {
+                        qid: floored_pages(lists, plain, centred, confident, alone) for qid, lists in captured.items()
+                    }
+                    ndcg, empty, rate = score(runs, pages, refs)
+                    worst = min((ndcg[k] - base_ndcg[k] for k in base_ndcg), default=0.0)
+                    results.append(
+                        {
+                            "plain": plain,
+                            "centred": centred,
+                            "confident": confident,
+                            "alone": alone,
+                            "worst_loss": worst,
+                            "empty": empty,
+                            "no_match": rate,
+                            "ndcg": ndcg,
+                        }
+                    )
+    ok = [r for r in results if r["worst_loss"] >= -MAX_NDCG_LOSS and r["empty"] <= base_empty]
+    best = max(
+        ok, key=lambda r: (r["no_match"], -r["confident"], -r["alone"], -r["plain"], -r["centred"]), default=None
+    )
+    # The best row of each (confident, alone): what each pair can reach.
+    shown: dict[tuple[float, float], dict[str, Any]] = {}
+    for r in results:
+        key = (r["confident"], r["alone"])
+        if key not in shown or (r["worst_loss"], r["no_match"]) > (shown[key]["worst_loss"], shown[key]["no_match"]):
+            shown[key] = r
+    rows = [
+        (
+            r["plain"],
+            r["centred"],
+            r["confident"],
+            r["alone"],
+            r["worst_loss"],
+            r["empty"],
+            f"{100 * r['no_match']:.0f}%",
+        )
+        for r in shown.values()
+    ]
+    common.section(
+        "Floor grid (lists captured without floors, floors applied before fusion)",
+        common.md_table(
+            (
+                "plain floor",
+                "centred floor",
+                "confident",
+                "words alone: coverage",
+                "worst nDCG@10 change",
+                "answerable empty",
+                "no-match empty",
+            ),
+            rows,
+        ),
+        f"no floor: answerable empty {base_empty}, no-match empty {100 * base_rate:.0f}%; "
+        f"nDCG@10 {', '.join(f'{k} {v:.3f}' for k, v in base_ndcg.items())}",
+    )
+    print(f"\nchosen: {best}", flush=True)
+    return {"baseline": {"ndcg": base_ndcg, "empty": base_empty, "no_match": base_rate}, "grid": results, "best": best}
+
+
+def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
+    """The queries through ``retrieve`` as served (the configured floor)."""
+    from search.relevance import similarity_floor
+    from search.retrieval import retrieve
+
+    refs = _refs()
+    pages: dict[str, list[int]] = {}
+    for name, user, queries in runs:
+        started = time.perf_counter()
+        for q in queries:
+            pages[q["qid"]] = [p.page_id for p in retrieve(q["query"], user).pages]
+        print(f"  {name}: {len(queries)} queries in {time.perf_counter() - started:.0f} s", flush=True)
+    ndcg, empty, rate = score(runs, pages, refs)
+    counts: dict[str, list[int]] = {"answerable": [], "unanswerable": []}
+    for _name, _user, queries in runs:
+        for q in queries:
+            if q.get("no_match") or "source_qid" in q:
+                continue
+            counts["answerable" if q.get("relevant") else "unanswerable"].append(len(pages[q["qid"]]))
+    rows = [(k, v) for k, v in ndcg.items()]
+    common.section("Served floor: nDCG@10 per corpus", common.md_table(("file corpus", "nDCG@10"), rows))
+    dist_rows = [
+        (
+            label,
+            len(values),
+            sum(1 for v in values if v == 0),
+            common.percentile(values, 25),
+            common.percentile(values, 50),
+            common.percentile(values, 75),
+            common.mean(values),
+        )
+        for label, values in counts.items()
+        if values
+    ]
+    common.section(
+        "Served floor: results per dev question (dev.jsonl + dev-handbooks.jsonl)",
+        common.md_table(("questions", "n", "no result", "p25", "median", "p75", "mean"), dist_rows),
+    )
+    print(f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}%")
+    from search.embedding_switch import query_embedder as serving
+
+    embedder = serving()
+    floor = similarity_floor(embedder.model_name) if embedder else None
+    print(f"floor: {floor}", flush=True)
+    return {"ndcg": ndcg, "empty": empty, "no_match": rate, "counts": counts, "floor": str(floor)}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.no_match", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--grid-only", action="store_true")
+    parser.add_argument("--served-only", action="store_true")
+    parser.add_argument("--partial", action="store_true", help="also corpora still loading (indexed pages only)")
+    args = parser.parse_args(argv)
+    common.setup(migrate=False)
+    runs = users_and_queries(args.partial)
+    out: dict[str, Any] = {}
+    if not args.served_only:
+        out["grid"] = grid(runs)
+    if not args.grid_only:
+        out["served"] = served(runs)
+    common.write_results("no_match", out)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

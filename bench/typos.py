@@ -1,0 +1,98 @@
+"""Misspelt queries: do they still find their pages, and is the right correction offered?
+
+    python -m bench.typos              # on the corpora loaded
+    python -m bench.typos --partial    # also corpora still loading (questions whose pages are indexed)
+
+``bench/data/typo_queries.jsonl``: 162 answerable questions of ``dev.jsonl`` and
+``dev-handbooks.jsonl``, each with one content word (6 letters or more) given one
+edit (or two, for some words of 8 letters or more): a letter dropped, doubled,
+swapped with the next, or replaced by a neighbour on the keyboard. Written once
+by a seeded script; the original question is kept beside it.
+
+Each misspelt question and its original run through ``search.retrieval.retrieve``
+as the bench user of its eval file (``bench/common.py``), on the corpora already
+loaded (this bench never loads any). Reported per corpus: nDCG@10 of the originals
+and of the misspelt questions, their ratio (goal: >= 0.9), and how often the
+"did you mean" correction (``search.suggest``) gives back the original word.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+if __package__ != "bench":
+    raise SystemExit("run as: python -m bench.typos")
+
+from bench import common  # noqa: E402
+
+TYPO_FILE = Path(__file__).resolve().parent / "data" / "typo_queries.jsonl"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    common.setup(migrate=False)
+    from bench.no_match import indexed_refs, loaded_corpora
+    from handbook.models import Page
+    from search.retrieval import retrieve
+    from search.scopes import reader_of
+    from search.suggest import corrections
+    from search.text import fold_accents
+
+    loaded = loaded_corpora()
+    print(f"loaded corpora: {', '.join(sorted(loaded)) or 'none'}", flush=True)
+    indexed, started = indexed_refs() if "--partial" in (argv or []) else (set(), set())
+    queries = [
+        q
+        for q in common.read_jsonl(TYPO_FILE)
+        if q["corpus"] in loaded or (q["corpus"] in started and all(r in indexed for r in q["relevant"]))
+    ]
+    refs = dict(Page.objects.values_list("id", "ref"))
+    originals: dict[str, list[str]] = {}
+    misspelt: dict[str, list[str]] = {}
+    corrected: dict[str, bool] = {}
+    started = time.perf_counter()
+    for q in queries:
+        user = common.bench_user(common.EVAL_FILES[q["file"]], [common.EVAL_FILES[q["file"]]])
+        originals[q["qid"]] = common.first_k(refs[p.page_id] for p in retrieve(q["original"], user).pages)
+        misspelt[q["qid"]] = common.first_k(refs[p.page_id] for p in retrieve(q["query"], user).pages)
+        fixed = corrections(q["query"], reader_of(user))
+        typo = fold_accents(q["typo"]).lower()
+        corrected[q["qid"]] = fixed.get(typo) == fold_accents(q["word"]).lower()
+    print(f"{len(queries)} misspelt queries and their originals in {time.perf_counter() - started:.0f} s")
+    before = common.score_run(queries, originals)
+    after = common.score_run(queries, misspelt)
+    rows = []
+    for corpus in sorted(before):
+        group = [q for q in queries if q["corpus"] == corpus]
+        b, a = before[corpus]["ndcg@10"], after[corpus]["ndcg@10"]
+        rows.append(
+            (
+                corpus,
+                len(group),
+                b,
+                a,
+                a / b if b else float("nan"),
+                after[corpus]["empty"],
+                f"{100 * common.mean(corrected[q['qid']] for q in group):.0f}%",
+            )
+        )
+    overall_b = common.mean(before[c]["ndcg@10"] for c in before)
+    overall_a = common.mean(after[c]["ndcg@10"] for c in after)
+    common.section(
+        "Misspelt queries (one or two edits in a content word)",
+        common.md_table(
+            ("corpus", "queries", "nDCG@10 spelt right", "nDCG@10 misspelt", "ratio", "empty", "word corrected"), rows
+        ),
+        f"macro over corpora: {overall_b:.3f} -> {overall_a:.3f} (ratio {overall_a / overall_b:.3f}); "
+        "'word corrected' = the did-you-mean correction gives back the original word.",
+    )
+    common.write_results(
+        "typos",
+        {"before": before, "after": after, "corrected": corrected, "originals": originals, "misspelt": misspelt},
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

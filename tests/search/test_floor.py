@@ -1,0 +1,123 @@
+"""The similarity floor: search can say "nothing matches", and count, facets and list agree."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from handbook.permissions import visible_page_ids
+from search.embedders import get_embedder
+from search.relevance import Floor, parse_floor, similarity_floor
+from search.retrieval import Filters, retrieve, vector_leg
+from search.selectors import search_pages
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _calibrated_floor(settings):  # type: ignore[no-untyped-def]
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the floor calibrated for the local model
+
+
+PAGES = {
+    "remote": (
+        "people",
+        "Remote work",
+        "# Remote work\n\nEmployees may work from home two days per week once the trial period is over. "
+        "Agree the days with your manager.",
+        "en",
+    ),
+    "teletravail": (
+        "people",
+        "Télétravail",
+        "# Télétravail\n\nLe télétravail est possible deux jours par semaine après la période "
+        "d'essai. Les jours sont fixés avec votre responsable.",
+        "fr",
+    ),
+    "parking": (
+        "people",
+        "Parking",
+        "# Parking\n\nThe garage under building B has forty spaces. Badges open the gate from seven to eight.",
+        "en",
+    ),
+    "expenses": (
+        "finance",
+        "Expense reports",
+        "# Expense reports\n\nSubmit receipts within thirty days. Taxi and train tickets are reimbursed "
+        "when you travel for work.",
+        "en",
+    ),
+}
+GIBBERISH = ["xyzzyplugh", "zzzz", "qsdfghjklm", "wxcvbn poiuyt"]
+
+
+@pytest.fixture
+def handbook(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
+    spaces = {slug: make_space(slug, viewers=("staff",)) for slug in ("people", "finance")}
+    for ref, (space, title, body, language) in PAGES.items():
+        make_page(spaces[space], title, body, language=language, ref=ref)
+    return make_user("bob", "staff")
+
+
+def test_gibberish_finds_nothing_and_says_so(client, handbook):
+    for query in GIBBERISH:
+        assert retrieve(query, handbook).pages == [], query
+        result = search_pages(user=handbook, query=query)
+        assert result.total == 0 and result.results == [] and result.facets == {"space": [], "language": []}
+    client.force_login(handbook)
+    assert "No page matches" in client.get("/search/", {"q": "xyzzyplugh"}).content.decode()
+
+
+def test_meaning_still_finds_a_page_that_shares_no_word(handbook):
+    from handbook.models import Page
+
+    refs = dict(Page.objects.values_list("id", "ref"))
+    found = [refs[p.page_id] for p in retrieve("Can I do my job at my house?", handbook).pages]
+    assert found and found[0] in {"remote", "teletravail"}
+
+
+def test_without_a_floor_every_neighbour_is_a_hit(settings, handbook):
+    """The control: the floor is what empties the list (nearest neighbours always exist)."""
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = "-1"
+    assert len(retrieve("xyzzyplugh", handbook).pages) == len(PAGES)
+
+
+def test_the_floor_cuts_exact_and_hnsw_lists_alike(handbook):
+    embedder = get_embedder()
+    vector = embedder.embed_query("badges for the car park")
+    ids = visible_page_ids(handbook)
+    everything = vector_leg(vector, embedder.model_name, ids, Filters(), exact=True)
+    middle = (everything[0].vector_distance + everything[-1].vector_distance) / 2
+    exact = vector_leg(vector, embedder.model_name, ids, Filters(), exact=True, max_distance=middle)
+    approx = vector_leg(vector, embedder.model_name, ids, Filters(), exact=False, max_distance=middle)
+    assert 0 < len(exact) < len(everything)
+    assert all(h.vector_distance <= middle for h in exact)
+    assert [h.chunk_id for h in exact] == [h.chunk_id for h in approx]
+
+
+def test_count_facets_and_list_agree_on_every_page(handbook):
+    query = "work from home days"
+    first = search_pages(user=handbook, query=query, per_page=1)
+    assert first.total > 1
+    listed = []
+    for number in range(1, first.total + 1):
+        page = search_pages(user=handbook, query=query, page=number, per_page=1)
+        assert page.total == first.total
+        assert sum(n for _slug, _title, n in page.facets["space"]) == page.total
+        assert sum(n for _code, _name, n in page.facets["language"]) == page.total
+        listed += [r.page_id for r in page.results]
+    assert len(listed) == len(set(listed)) == first.total
+
+
+def test_floor_settings(settings):
+    assert parse_floor("0.5") == Floor(0.5, 0.5, 0.5)
+    assert parse_floor("0.8, 0.3") == Floor(0.8, 0.3, 0.8)
+    assert parse_floor("0.78,0,0.85") == Floor(0.78, 0.0, 0.85)
+    for bad in ("high", "2", "0.1,0.2,0.3,0.4"):
+        with pytest.raises(ImproperlyConfigured):
+            parse_floor(bad)
+    settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL = "http://127.0.0.1:9/v1", "text-embedding-3-small"
+    assert similarity_floor("text-embedding-3-small").plain == -1.0  # uncalibrated: no floor
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = "0.4,0.1"
+    assert similarity_floor("text-embedding-3-small") == Floor(0.4, 0.1, 0.4)
+    assert similarity_floor(get_embedder.__module__) == Floor(-1.0, -1.0)  # another, unknown model

@@ -1,0 +1,79 @@
+"""Did you mean: corrections come from the words of pages the reader may read, and only those."""
+
+from __future__ import annotations
+
+import pytest
+
+from search import lexicon, suggest
+from search.scopes import reader_of
+from search.services import lexicon_build
+
+TRAVEL = (
+    "# Travel reimbursement\n\n"
+    "Submit your travel reimbursement with every receipt within thirty days of the trip. "
+    "Hotel, train and taxi receipts are required for the reimbursement."
+)
+ONBOARDING = "# Onboarding\n\nYour onboarding week starts with a laptop and a buddy. Onboarding ends on Friday."
+FRAIS = "# Remboursement\n\nLe remboursement des frais de mission se fait sous trente jours après la mission."
+BUDGET = "# Budget\n\nThe confidential budget is approved in March. The budget lists salary bands."
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch, settings):  # type: ignore[no-untyped-def]
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated floor: misspelt queries find little
+    monkeypatch.setattr(lexicon, "MIN_CHUNKS", 1)
+    monkeypatch.setattr(lexicon, "MIN_LANGUAGE_CHUNKS", 1)
+    lexicon.forget()
+    suggest.forget()
+    yield
+    lexicon.forget()
+    suggest.forget()
+
+
+@pytest.fixture
+def world(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
+    people = make_space("people", viewers=("staff",))
+    board = make_space("board", viewers=("board",))
+    make_page(people, "Travel reimbursement", TRAVEL, ref="travel")
+    make_page(people, "Onboarding", ONBOARDING, ref="onboarding")
+    make_page(people, "Remboursement", FRAIS, language="fr", ref="frais")
+    make_page(board, "Budget", BUDGET, ref="budget")
+    bob = make_user("bob", "staff")
+    carol = make_user("carol", "staff", "board")
+    lexicon_build()
+    return bob, carol
+
+
+@pytest.mark.django_db
+def test_a_misspelt_word_is_corrected_from_readable_words(world):
+    bob, _carol = world
+    assert suggest.did_you_mean("onbaording week", reader_of(bob)) == "onboarding week"
+    assert suggest.did_you_mean("remboursment des frais", reader_of(bob)) == "remboursement des frais"
+    assert suggest.did_you_mean("travle reimbursement", reader_of(bob)) == "travel reimbursement"
+
+
+@pytest.mark.django_db
+def test_known_words_and_inflections_are_left_alone(world):
+    bob, _carol = world
+    # "receipts" is in the vocabulary; "reimbursements" is a plural the stemmer matches.
+    assert suggest.did_you_mean("receipts reimbursements", reader_of(bob)) is None
+    assert suggest.did_you_mean("xq", reader_of(bob)) is None  # too short to correct
+
+
+@pytest.mark.django_db
+def test_a_word_only_hidden_pages_hold_is_never_offered(world):
+    """GIVEN "budget" only in a space bob cannot read, WHEN bob and carol misspell it,
+    THEN carol is offered the word and bob is not."""
+    bob, carol = world
+    assert suggest.did_you_mean("budgte", reader_of(carol)) == "budget"
+    assert suggest.did_you_mean("budgte", reader_of(bob)) is None
+    assert "budget" not in suggest.reader_vocabulary(reader_of(bob)).chunks
+
+
+@pytest.mark.django_db
+def test_the_search_page_offers_the_correction_when_little_matches(client, world):
+    bob, _carol = world
+    client.force_login(bob)
+    html = client.get("/search/", {"q": "onbaording"}).content.decode()
+    assert "Did you mean" in html
+    assert "/search/?q=onboarding" in html

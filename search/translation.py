@@ -33,10 +33,13 @@ def translation_enabled() -> bool:
     return llm_configured() and settings.SEARCH_TRANSLATE_QUERIES
 
 
-def query_translations(text: str, source: str, embedder: Any = None) -> dict[str, str]:
+def query_translations(
+    text: str, source: str, embedder: Any = None, *, reader: Any = None, owner: Any = None
+) -> dict[str, str]:
     """The query in each other handbook language it could be translated into: {language: text}.
 
     ``embedder``: the serving query embedder, if the caller already has it (word translation).
+    ``reader``/``owner``: whose readable words the word translation may use, and whose cache.
     """
     translations: dict[str, str] = {}
     for target in LANGUAGE_NAMES:
@@ -44,13 +47,15 @@ def query_translations(text: str, source: str, embedder: Any = None) -> dict[str
             continue
         translated = translate_query(text, source, target) if translation_enabled() else None
         if translated is None and settings.SEARCH_WORD_TRANSLATION:
-            translated = _word_translation(text, source, target, embedder)
+            translated = _word_translation(text, source, target, embedder, reader=reader, owner=owner)
         if translated:
             translations[target] = translated
     return translations
 
 
-def _word_translation(text: str, source: str, target: str, embedder: Any = None) -> str | None:
+def _word_translation(
+    text: str, source: str, target: str, embedder: Any = None, *, reader: Any = None, owner: Any = None
+) -> str | None:
     from search.embedding_switch import query_embedder
     from search.lexicon import translate_words
 
@@ -58,7 +63,9 @@ def _word_translation(text: str, source: str, target: str, embedder: Any = None)
     if embedder is None:
         return None
     try:
-        return translate_words(text, source, target, embedder)
+        if reader is None:
+            return translate_words(text, source, target, embedder, owner=owner)
+        return translate_words(text, source, target, embedder, reader, owner=owner)
     except Exception as exc:  # translation is a bonus: search goes on without it
         logger.warning("word translation failed: %s", exc)
         return None

@@ -174,6 +174,7 @@ CELERY_TASK_ROUTES = {
     "search.tasks.reindex_space": {"queue": BULK},
     "search.tasks.reindex_all": {"queue": BULK},
     "search.tasks.sweep_index": {"queue": BULK},
+    "search.tasks.purge_old_logs": {"queue": BULK},
     "search.tasks.refresh_lexicon": {"queue": BULK},
     "summaries.tasks.regenerate_summary": {"queue": BULK},
     # reindex_page and summarise_page serve both: their callers name the queue (search/services.py).
@@ -181,7 +182,10 @@ CELERY_TASK_ROUTES = {
 CELERY_BEAT_SCHEDULE = {
     "sweep-index": {"task": "search.tasks.sweep_index", "schedule": env_int("SWEEP_INTERVAL_S", 300, minimum=10)},
     "worker-heartbeat": {"task": "search.tasks.worker_heartbeat", "schedule": 30.0},
+    "purge-old-logs": {"task": "search.tasks.purge_old_logs", "schedule": 24 * 3600.0},
 }
+# Questions asked and searches that found nothing are kept this long (search/insights.py).
+ASK_LOG_RETENTION_DAYS = env_int("ASK_LOG_RETENTION_DAYS", 90, minimum=1)
 
 # --- Embeddings and LLM ------------------------------------------------------
 

@@ -112,6 +112,24 @@ class AskLog(models.Model):
         return self.question[:80]
 
 
+class SearchMiss(models.Model):
+    """A submitted search that found nothing: what people look for and the handbook lacks.
+
+    No user: the words are people's, the gap is the handbook's. Purged with the Ask log
+    after ``ASK_LOG_RETENTION_DAYS`` (``search/insights.py``).
+    """
+
+    query = models.CharField(max_length=500)
+    language = models.CharField(max_length=8, default="en")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.query[:80]
+
+
 class IndexSettings(models.Model):
     """Singleton row: the embedding model whose vectors search reads."""
 

@@ -71,3 +71,11 @@ def worker_heartbeat() -> None:
     from handbook.health import heartbeat_write
 
     heartbeat_write()
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def purge_old_logs() -> dict[str, int]:
+    """Delete questions and recorded searches older than ASK_LOG_RETENTION_DAYS."""
+    from search.insights import logs_purge
+
+    return logs_purge()

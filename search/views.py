@@ -87,6 +87,10 @@ def search_view(request: HttpRequest) -> HttpResponse:
             )
             context.update(_result_context(result, query, space, language))
             context.update(_suggestion_context(request, result, query, space, language))
+            if not result.total and not result.error and not (request.htmx and request.htmx.trigger == "q"):
+                from search.insights import search_miss_record
+
+                search_miss_record(query=query, language=result.query_language)  # no user: people's words
 
     is_fragment = bool(request.htmx) and not request.htmx.history_restore_request
     # While typing (htmx), delay the Ask request a little: if the next

@@ -57,6 +57,7 @@ KIND_PENALTY = 0.2  # a quantity question and a unit without any number
 NAME_WEIGHT = 2.0  # a question word written with a capital (Norvège, Paris, Slack) names what is asked about
 OPENING_BONUS = 0.1  # the first statement of a section usually states its rule
 SHORTLIST_OTHER_LANGUAGE = 6  # more units embedded when words cannot be matched across languages
+PER_PASSAGE = 2  # best units of every passage embedded as well
 # A second or third quote scores within this of the first. Before them, the statement right after
 # the best one, which often completes it ("Ils sont référencés sur …"), is quoted when it is in the
 # same section and the words allow.
@@ -306,6 +307,11 @@ def select_quotes(
         return Selection([], None)
     size = SHORTLIST + (SHORTLIST_OTHER_LANGUAGE if any(p.language != language for p in passages) else 0)
     shortlist = pool[:size]
+    # Each passage's best units are embedded too: the answer may share no word with the question
+    # ("minimum password length" / "At least 14 characters") yet sit in a passage retrieval found.
+    for passage in passages:
+        own = [c for c in pool if c.passage is passage][:PER_PASSAGE]
+        shortlist.extend(c for c in own if c not in shortlist)
     scored = False
     if question_vector is not None and embedder is not None:
         try:

@@ -156,13 +156,16 @@ def extractive_answer(question: str, language: str, passages: list[Passage], not
 
 
 def _question_vector(question: str, passages: list[Passage]) -> tuple[list[float] | None, Any]:
-    """The question's vector as retrieval computed it (cached), when the passages came with vectors."""
+    """The question's vector as retrieval computed it, when the passages came with vectors."""
     if not any(p.vector_distance is not None for p in passages):
         return None, None
     embedder = query_embedder()
     if embedder is None:
         return None, None
-    try:
+    known = next((p.question_vector for p in passages if p.question_vector), None)
+    if known is not None:
+        return known, embedder
+    try:  # passages built by hand (tests, tools): no person's cache is involved
         return query_embedding(parse_query(question).raw, embedder), embedder
     except Exception as exc:
         logger.warning("question embedding unavailable for the sentence check: %s", exc)
@@ -223,10 +226,13 @@ def llm_answer(question: str, language: str, passages: list[Passage]) -> Answer:
     return answer
 
 
-def _cache_key(question: str, passages: list[Passage], mode: str) -> str:
+def _cache_key(question: str, passages: list[Passage], mode: str, owner: Any = None) -> str:
+    """Per person (``owner``): a shared entry would answer in milliseconds a question somebody else
+    asked recently, and its timing would tell. Per passages: an edited source is a new answer."""
     material = json.dumps(
         [
             ANSWER_FORMAT_VERSION,
+            owner,
             question.strip().lower(),
             mode,
             settings.LLM_MODEL if mode == "llm" else "",
@@ -300,7 +306,7 @@ def answer_question(
     language = detect_language(question)
     _retrieval, passages = passages_for(question, user)
     mode = "llm" if llm_configured() else "extractive"
-    key = _cache_key(question, passages, mode)
+    key = _cache_key(question, passages, mode, getattr(user, "pk", None))
     answer = _from_cache(key) if use_cache else None
     if answer is not None:
         answer.cached = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from handbook.models import Page
@@ -33,6 +33,10 @@ class Passage:
     score: float
     vector_distance: float | None
     keyword_rank: int | None
+    # The question's vector as its retrieval computed it (one list shared by a question's passages):
+    # Ask's sentence choice reuses it instead of embedding the question again through a cache
+    # every person shares (its timing would tell who asked what).
+    question_vector: list[float] | None = field(default=None, repr=False, compare=False)
 
 
 def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -> tuple[Retrieval, list[Passage]]:
@@ -73,6 +77,7 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
                 score=hit.score,
                 vector_distance=hit.vector_distance,
                 keyword_rank=hit.keyword_rank,
+                question_vector=retrieval.query_vector,
             )
         )
     return retrieval, passages

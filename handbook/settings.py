@@ -208,7 +208,9 @@ LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 2, minimum=0, maximum=10)
 if LLM_BASE_URL and not LLM_MODEL:
     raise ImproperlyConfigured("LLM_BASE_URL is set but LLM_MODEL is not.")
 
-SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)  # only used when an LLM is configured
+# With an LLM configured: a submitted query's translation is fetched by a worker and used from
+# the next search of that query on; no search waits for it (search/translation.py).
+SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)
 # Without an LLM: translate query words through the embedding model's nearest words (search/lexicon.py).
 SEARCH_WORD_TRANSLATION = env_bool("SEARCH_WORD_TRANSLATION", True)
 # Run a search's keyword, vector and translated lists at once, on separate connections (search/parallel.py).
@@ -216,6 +218,16 @@ SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")
+# Ask never waits longer than this on the LLM (all its calls for one question, from the first);
+# past it the reader gets the extractive answer and a notice saying so.
+ASK_LLM_BUDGET_S = env_float("ASK_LLM_BUDGET_S", 8.0, minimum=0.5)
+# Streamed Ask: no text this many seconds after the model was asked, and the extractive answer is shown.
+ASK_LLM_FIRST_TOKEN_S = env_float("ASK_LLM_FIRST_TOKEN_S", 2.0, minimum=0.1)
+# LLM calls per minute (counted in Redis): answers and query translations per user and for the
+# whole site; summaries have their own limit, so a bulk import cannot use up what Ask needs.
+LLM_USER_RATE_LIMIT = env_str("LLM_USER_RATE_LIMIT", "20/m")
+LLM_GLOBAL_RATE_LIMIT = env_str("LLM_GLOBAL_RATE_LIMIT", "300/m")
+LLM_SUMMARY_RATE_LIMIT = env_str("LLM_SUMMARY_RATE_LIMIT", "60/m")
 # REST API and MCP calls per token (per person for session calls); Ask counts ASK_RATE_LIMIT too.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m")
 

@@ -6,6 +6,13 @@
   An answer citing nothing it was sent is never shown as grounded.
 - Without an LLM (or when it fails), the answer is extractive: sentences
   quoted verbatim from the passages, each with its citation.
+- The LLM has one time budget per question, for all its calls
+  (``ASK_LLM_BUDGET_S``; streamed, its first words within
+  ``ASK_LLM_FIRST_TOKEN_S``), counted from when the model is asked: retrieval,
+  which needs no model, comes before. Query translation is no longer part of it:
+  it is fetched off the request (``search/translation.py``). Past the budget, or
+  when the model fails, the extractive answer is shown with one notice naming
+  the reason (``FALLBACK_NOTICES``); a ``no_answer`` never carries one.
 - ``no_answer`` is an explicit state, worded in the question's language.
 
 Answers are cached under a key made of the question and the exact passages
@@ -19,6 +26,7 @@ import hashlib
 import json
 import logging
 import re
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -26,12 +34,23 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connections
+from django.utils.translation import gettext_lazy
 
-from search import prompts
+from search import parallel, prompts
 from search.embedding_cache import query_embedding
 from search.embedding_switch import query_embedder
 from search.extractive_answer import select_quotes
-from search.llm import LLMError, LLMUnavailable, chat_json, chat_stream, llm_configured
+from search.llm import (
+    LLMError,
+    LLMRateLimited,
+    LLMTimeout,
+    LLMUnavailable,
+    chat_json,
+    chat_stream,
+    llm_configured,
+)
+from search.llm import prepare as prepare_llm
 from search.passages import Passage, passages_for
 from search.query import QueryError, clean_query, parse_query
 from search.text import detect_language
@@ -48,13 +67,34 @@ NO_ANSWER_TEXT = {
     "en": "The handbook doesn't seem to answer this question.",
     "fr": "Le manuel ne semble pas répondre à cette question.",
 }
-NOTICE_LLM_DOWN = "The language model is unavailable right now; these sentences are quoted from the handbook."
-NOTICE_LLM_UNGROUNDED = "The generated answer did not cite its sources; these sentences are quoted instead."
+# Why a question that had an LLM got the extractive answer: one reason, one message (UI language).
+FALLBACK_NOTICES = {
+    "unavailable": gettext_lazy(
+        "The language model is unavailable right now; these sentences are quoted from the handbook."
+    ),
+    "timed_out": gettext_lazy(
+        "The language model did not answer in time; these sentences are quoted from the handbook."
+    ),
+    "wrong_shape": gettext_lazy(
+        "The language model's reply could not be read; these sentences are quoted from the handbook."
+    ),
+    "no_citation": gettext_lazy("The generated answer did not cite its sources; these sentences are quoted instead."),
+    "unsupported": gettext_lazy(
+        "The generated answer stated a figure its sources do not contain; these sentences are quoted instead."
+    ),
+    "rate_limited": gettext_lazy(
+        "The limit on language-model answers for this minute is reached; these sentences are quoted from the handbook."
+    ),
+}
 LANGUAGE_NAMES = {"en": "English", "fr": "French"}
 
 
 class AskError(ValueError):
     """The question cannot be answered as asked; the message is for the user."""
+
+
+class UnsupportedAnswer(LLMError):
+    """The model's answer states something its cited passages do not."""
 
 
 @dataclass
@@ -79,6 +119,7 @@ class Answer:
     language: str
     citations: list[Citation] = field(default_factory=list)
     notice: str = ""
+    fallback: str = ""  # a FALLBACK_NOTICES reason when an LLM answer was replaced by quotes
     cached: bool = False
     log_id: int | None = None
 
@@ -100,6 +141,7 @@ class Answer:
             ],
             "language": self.language,
             "notice": self.notice,
+            "fallback": self.fallback,
         }
 
 
@@ -206,23 +248,102 @@ def _grounded(reply: dict[str, Any], passages: list[Passage], question: str, lan
         return no_answer(question, language)
     if not cited or not text:
         return None
+    unsupported = _unsupported_figures(text, cited, question)
+    if unsupported:
+        raise UnsupportedAnswer(f"answer states figures its sources do not contain: {sorted(unsupported)}")
     return Answer(question, "llm", text, language, [_citation(p) for p in sorted(cited, key=lambda p: p.number)])
 
 
-def llm_answer(question: str, language: str, passages: list[Passage]) -> Answer:
+# A figure: a quantity standing alone, digits with thousands grouped by commas, dots or spaces
+# ("61,000", "61 000") or a decimal; not part of a code or a word ("E3", "v2", "3rd") nor an
+# enumeration or call in brackets ("(1)").
+_FIGURE = re.compile(r"(?<![\w(\[.,])\d+(?:[.,\u00a0\u202f ]\d{3})*(?:[.,]\d+)?(?![\w)\]])")
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, words in enumerate(
+        [
+            ("zero", "zéro"), ("one", "un", "une"), ("two", "deux"), ("three", "trois"), ("four", "quatre"),
+            ("five", "cinq"), ("six",), ("seven", "sept"), ("eight", "huit"), ("nine", "neuf"), ("ten", "dix"),
+            ("eleven", "onze"), ("twelve", "douze"), ("thirteen", "treize"), ("fourteen", "quatorze"),
+            ("fifteen", "quinze"), ("sixteen", "seize"), ("seventeen",), ("eighteen",), ("nineteen",),
+            ("twenty", "vingt"),
+        ]
+    )
+    for word in words
+} | {"thirty": "30", "trente": "30", "forty": "40", "quarante": "40", "fifty": "50", "cinquante": "50"}  # fmt: skip
+
+
+def _figures(text: str, *, words: bool = False) -> set[str]:
+    found = {re.sub(r"\D", "", m) for m in _FIGURE.findall(_MARKER.sub(" ", text))}
+    if words:
+        found |= {_NUMBER_WORDS[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in _NUMBER_WORDS}
+    return found
+
+
+def _unsupported_figures(text: str, cited: list[Passage], question: str) -> set[str]:
+    """Figures of the answer found in none of its cited passages nor the question.
+
+    A sentence that invents a number (days, amounts, dates) is the costly kind of
+    unsupported statement, and the one a check can see whatever the languages: figures
+    are written the same way in both. Passages count small numbers written as words.
+    """
+    stated = _figures(text)
+    if not stated:
+        return set()
+    known = _figures(question, words=True)
+    for passage in cited:
+        known |= _figures(passage.text, words=True)
+    return stated - known
+
+
+def _fallback_reason(exc: LLMError) -> str:
+    if isinstance(exc, LLMRateLimited):
+        return "rate_limited"
+    if isinstance(exc, LLMTimeout):
+        return "timed_out"
+    if isinstance(exc, LLMUnavailable):
+        return "unavailable"
+    if isinstance(exc, UnsupportedAnswer):
+        return "unsupported"
+    return "wrong_shape"
+
+
+def _fallback(
+    question: str, language: str, passages: list[Passage], reason: str, prepared: Answer | None = None
+) -> Answer:
+    """The extractive answer (``prepared`` or made now) in place of the model's, saying why;
+    a no_answer says only that."""
+    answer = prepared if prepared is not None else extractive_answer(question, language, passages)
+    if answer.mode != "no_answer":
+        answer.fallback = reason
+        answer.notice = str(FALLBACK_NOTICES[reason])
+    return answer
+
+
+def llm_answer(
+    question: str,
+    language: str,
+    passages: list[Passage],
+    *,
+    user_id: int | None = None,
+    deadline: float | None = None,
+    prepared: _PreparedFallback | None = None,
+) -> Answer:
+    """The model's checked answer; by ``deadline`` (``time.monotonic()``) or the extractive one
+    (``prepared`` meanwhile, if given)."""
     if not passages:
         return no_answer(question, language)
     try:
-        reply = chat_json(prompts.answer_messages(question, language, passages))
+        reply = chat_json(
+            prompts.answer_messages(question, language, passages), purpose="answer", user_id=user_id, deadline=deadline
+        )
         answer = _grounded(reply, passages, question, language)
-    except LLMUnavailable as exc:
-        logger.warning("LLM unavailable, falling back to extractive: %s", exc)
-        return extractive_answer(question, language, passages, NOTICE_LLM_DOWN)
     except LLMError as exc:
-        logger.warning("LLM reply unusable, falling back to extractive: %s", exc)
-        return extractive_answer(question, language, passages, NOTICE_LLM_UNGROUNDED)
+        reason = _fallback_reason(exc)
+        logger.warning("LLM answer not used (%s), falling back to extractive: %s", reason, exc)
+        return _fallback(question, language, passages, reason, prepared.get() if prepared else None)
     if answer is None:
-        return extractive_answer(question, language, passages, NOTICE_LLM_UNGROUNDED)
+        return _fallback(question, language, passages, "no_citation", prepared.get() if prepared else None)
     return answer
 
 
@@ -296,27 +417,52 @@ def check_rate_limit(user: Any) -> None:
         raise AskError("You are asking questions too quickly; please wait a minute and try again.")
 
 
+def _uses_llm(use_llm: bool) -> bool:
+    return use_llm and llm_configured()
+
+
+def _request_translations(question: str, user: Any) -> None:
+    """The model's translation of the question, fetched off the request for the next ask."""
+    from search.translation import request_translations
+
+    try:
+        request_translations(query=question, user_id=getattr(user, "pk", None))
+    except Exception as exc:  # a bonus for next time: never a reason to fail this answer
+        logger.warning("query translation not requested: %s", exc)
+
+
 def answer_question(
-    *, user: Any, question: str, log: bool = True, rate_limit: bool = True, use_cache: bool = True
+    *,
+    user: Any,
+    question: str,
+    log: bool = True,
+    rate_limit: bool = True,
+    use_cache: bool = True,
+    use_llm: bool = True,
 ) -> Answer:
+    """The answer to ``question`` for ``user``. ``use_llm=False``: quotes only (search as you type)."""
     started = time.monotonic()
     question = validate_question(question)
     if rate_limit:
         check_rate_limit(user)
     language = detect_language(question)
     _retrieval, passages = passages_for(question, user)
-    mode = "llm" if llm_configured() else "extractive"
+    mode = "llm" if _uses_llm(use_llm) else "extractive"
     key = _cache_key(question, passages, mode, getattr(user, "pk", None))
     answer = _from_cache(key) if use_cache else None
     if answer is not None:
         answer.cached = True
     else:
-        answer = (
-            llm_answer(question, language, passages)
-            if mode == "llm"
-            else extractive_answer(question, language, passages)
-        )
-        if use_cache and not answer.notice:  # don't pin a fallback answer for an hour
+        if mode == "llm":
+            _request_translations(question, user)
+            prepare_llm()
+            deadline = time.monotonic() + settings.ASK_LLM_BUDGET_S
+            prepared = _PreparedFallback(question, language, passages) if passages else None
+            user_id = getattr(user, "pk", None)
+            answer = llm_answer(question, language, passages, user_id=user_id, deadline=deadline, prepared=prepared)
+        else:
+            answer = extractive_answer(question, language, passages)
+        if use_cache and not answer.fallback:  # don't pin a fallback answer for an hour
             _to_cache(key, answer)
     _mark_outdated(answer)
     if log:
@@ -324,8 +470,13 @@ def answer_question(
     return answer
 
 
-def stream_answer(*, user: Any, question: str) -> Iterator[dict[str, Any]]:
-    """Events for the browser: text deltas while the model writes, then the checked answer."""
+def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator[dict[str, Any]]:
+    """Events for the browser: text deltas while the model writes, then the checked answer.
+
+    Once asked, the model must start writing within ``ASK_LLM_FIRST_TOKEN_S`` and finish
+    within ``ASK_LLM_BUDGET_S``; otherwise the extractive answer is the "done" event, sent as
+    soon as that is decided.
+    """
     started = time.monotonic()
     try:
         question = validate_question(question)
@@ -335,27 +486,73 @@ def stream_answer(*, user: Any, question: str) -> Iterator[dict[str, Any]]:
         return
     language = detect_language(question)
     _retrieval, passages = passages_for(question, user)
-    if not llm_configured() or not passages:
+    if not _uses_llm(use_llm) or not passages:
         answer = extractive_answer(question, language, passages) if passages else no_answer(question, language)
     else:
+        _request_translations(question, user)
+        prepare_llm()
+        asked = time.monotonic()
+        deadline = asked + settings.ASK_LLM_BUDGET_S
+        first_token_by = min(deadline, asked + settings.ASK_LLM_FIRST_TOKEN_S)
         pieces: list[str] = []
+        prepared: _PreparedFallback | None = None
         try:
-            for delta in chat_stream(prompts.stream_messages(question, language, passages)):
+            deltas = chat_stream(
+                prompts.stream_messages(question, language, passages),
+                purpose="answer",
+                user_id=getattr(user, "pk", None),
+                first_token_by=first_token_by,
+                deadline=deadline,
+            )
+            prepared = _PreparedFallback(question, language, passages)
+            for delta in deltas:
                 pieces.append(delta)
                 yield {"type": "delta", "text": delta}
-            answer = _grounded_stream("".join(pieces), passages, question, language)
+            answer = _grounded_stream("".join(pieces), passages, question, language, prepared)
         except LLMError as exc:
-            logger.warning("LLM stream failed, falling back to extractive: %s", exc)
-            answer = extractive_answer(question, language, passages, NOTICE_LLM_DOWN)
+            reason = _fallback_reason(exc)
+            logger.warning("LLM stream not used (%s), falling back to extractive: %s", reason, exc)
+            answer = _fallback(question, language, passages, reason, prepared.get() if prepared else None)
     _mark_outdated(answer)
     _log(user, answer, started)
     yield {"type": "done", "answer": answer}
 
 
-def _grounded_stream(text: str, passages: list[Passage], question: str, language: str) -> Answer:
+class _PreparedFallback:
+    """The extractive answer, made in a thread while the model is asked: when the model is late
+    or wrong, the reader gets the quotes the moment that is decided (not a sentence check later),
+    and a streamed answer's first words are not held back meanwhile. Inside a transaction (tests,
+    a caller's atomic block) another connection would not see its rows: made when needed instead."""
+
+    def __init__(self, question: str, language: str, passages: list[Passage]) -> None:
+        self._done = threading.Event()
+        self._answer: Answer | None = None
+        if not parallel.enabled():
+            self._done.set()
+            return
+        args = (question, language, passages)
+        threading.Thread(target=self._make, args=args, name="ask-fallback", daemon=True).start()
+
+    def _make(self, question: str, language: str, passages: list[Passage]) -> None:
+        try:
+            self._answer = extractive_answer(question, language, passages)
+        except Exception as exc:  # made again in the request if it is needed
+            logger.warning("extractive fallback not prepared: %s", exc)
+        finally:
+            connections.close_all()  # this thread's own connection
+            self._done.set()
+
+    def get(self) -> Answer | None:
+        self._done.wait()
+        return self._answer
+
+
+def _grounded_stream(
+    text: str, passages: list[Passage], question: str, language: str, prepared: _PreparedFallback | None = None
+) -> Answer:
     text = text.strip()
     if not text or text.upper().startswith(prompts.NO_ANSWER_TOKEN):
         return no_answer(question, language)
     numbers = sorted({int(m) for m in _MARKER.findall(text)})
     answer = _grounded({"answer": text, "sources": numbers}, passages, question, language)
-    return answer or extractive_answer(question, language, passages, NOTICE_LLM_UNGROUNDED)
+    return answer or _fallback(question, language, passages, "no_citation", prepared.get() if prepared else None)

@@ -79,3 +79,11 @@ def purge_old_logs() -> dict[str, int]:
     from search.insights import logs_purge
 
     return logs_purge()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def fetch_query_translation(text: str, source: str, target: str, user_id: int | None = None) -> str:
+    """The model's translation of a submitted query, for the next search of it (search never waits)."""
+    from search.translation import translation_fetch
+
+    return translation_fetch(text=text, source=source, target=target, user_id=user_id)

@@ -6,24 +6,42 @@ language(s) and the translation runs through the keyword leg as an extra
 ranked list ("translated" in the fusion):
 
 - with an LLM configured, by the model (cached for a week);
-- otherwise (or when the model fails), word by word through the embedding
-  model's nearest words of the other language (``search/lexicon.py``).
+- otherwise (or until the model's translation is there, or when it fails), word
+  by word through the embedding model's nearest words of the other language
+  (``search/lexicon.py``).
+
+No search waits for the model. A search reads the model's translation from the
+cache or goes on with the word translation; a search someone *submitted* (not a
+search-as-you-type fragment) then asks for the model's translation with
+``request_translations``: one Celery task per query and language, enqueued after
+commit from a background thread and deduplicated, so the next search of that
+query uses it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
 LANGUAGE_NAMES = {"en": "English", "fr": "French"}
 CACHE_TTL_S = 7 * 24 * 3600
-TIMEOUT_S = 3.0  # search must stay fast: a slow provider just means no translation
+FAILURE_TTL_S = 600  # a failed translation is not asked for again before this
+RATE_LIMITED_TTL_S = 60  # the limits count per minute
+PENDING_TTL_S = 300  # one fetch per query at a time; a lost task frees its query after this
+FETCH_TIMEOUT_S = 15.0  # off the request, but a hung provider must not hold a worker for long
 MIN_WORDS = 2
 
 
@@ -45,7 +63,7 @@ def query_translations(
     for target in LANGUAGE_NAMES:
         if target == source:
             continue
-        translated = translate_query(text, source, target) if translation_enabled() else None
+        translated = cached_translation(text, source, target) if translation_enabled() else None
         if translated is None and settings.SEARCH_WORD_TRANSLATION:
             translated = _word_translation(text, source, target, embedder, reader=reader, owner=owner)
         if translated:
@@ -71,15 +89,123 @@ def _word_translation(
         return None
 
 
-def translate_query(text: str, source: str, target: str) -> str | None:
-    """The query in ``target`` language, or None (disabled, failed, or nothing to translate)."""
-    if source == target or target not in LANGUAGE_NAMES or len(text.split()) < MIN_WORDS:
+def _key(text: str, target: str) -> str:
+    """Cache key of the model's translation: same words, same key (case and spacing aside)."""
+    normalised = " ".join(text.lower().split())
+    return "qtr:" + hashlib.sha256(f"{settings.LLM_MODEL}\n{target}\n{normalised}".encode()).hexdigest()
+
+
+def _worth_translating(text: str, source: str, target: str) -> bool:
+    return source != target and target in LANGUAGE_NAMES and len(text.split()) >= MIN_WORDS
+
+
+def cached_translation(text: str, source: str, target: str) -> str | None:
+    """The model's translation if one is at hand; never calls the model."""
+    if not _worth_translating(text, source, target):
         return None
-    key = "qtr:" + hashlib.sha256(f"{settings.LLM_MODEL}\n{target}\n{text}".encode()).hexdigest()
+    try:
+        return cache.get(_key(text, target)) or None
+    except Exception:  # the cache is down: the word translation will do
+        return None
+
+
+def request_translations(*, query: str, user_id: int | None) -> None:
+    """Ask, after commit and off the request thread, for the model's translation of a submitted
+    query into each other language (``queue_translations``): the reader waits for none of it,
+    not even the cache and broker round trips."""
+    if translation_enabled():
+        transaction.on_commit(partial(_in_background, queue_translations, query=query, user_id=user_id))
+
+
+def queue_translations(*, query: str, user_id: int | None) -> int:
+    """Queue one fetch task per language the query is not cached, failed recently or already
+    queued in. Returns how many were queued.
+
+    Mirrors what ``search.retrieval.retrieve`` translates: the parsed query's words, not exact
+    requests (phrases, exclusions).
+    """
+    from search.query import QueryError, parse_query
+    from search.tasks import fetch_query_translation
+    from search.text import detect_language
+
+    try:
+        parsed = parse_query(query)
+    except QueryError:
+        return 0
+    if parsed.is_empty or parsed.phrases or parsed.excluded:
+        return 0
+    text = parsed.raw
+    source = detect_language(text)
+    queued = 0
+    for target in LANGUAGE_NAMES:
+        if not _worth_translating(text, source, target):
+            continue
+        key = _key(text, target)
+        try:
+            # add() is atomic: of two searches of a new query, one queues the fetch.
+            if cache.get(key) is not None or not cache.add(key + ":pending", 1, PENDING_TTL_S):
+                continue
+        except Exception:
+            return queued  # no cache, no dedup: better no fetch than one per search
+        try:
+            fetch_query_translation.delay(text, source, target, user_id)
+        except Exception as exc:  # broker down: the search was served; a later one asks again
+            logger.warning("could not queue a query translation: %s", exc)
+            cache.delete(key + ":pending")
+            continue
+        queued += 1
+    return queued
+
+
+_background_lock = threading.Lock()
+_background: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _in_background(work: Callable[..., Any], **kwargs: Any) -> None:
+    """``work(**kwargs)`` on this process's one background thread (inline when tasks run eagerly:
+    tests and debugging, where the caller expects the task to have run)."""
+    from handbook.celery import app
+
+    if app.conf.task_always_eager:
+        work(**kwargs)
+        return
+    global _background
+    with _background_lock:
+        if _background is None or _background[0] != os.getpid():  # a forked worker has no threads
+            _background = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="translation-queue"))
+        executor = _background[1]
+
+    def run() -> None:
+        try:
+            work(**kwargs)
+        except Exception:
+            logger.exception("query translation not queued")
+
+    executor.submit(run)
+
+
+def translation_fetch(*, text: str, source: str, target: str, user_id: int | None = None) -> str:
+    """Task body: ask the model once, cache the outcome, free the query. Returns a status."""
+    key = _key(text, target)
+    try:
+        if cache.get(key) is not None:
+            return "cached"  # a duplicate delivery: the first one did the work
+        translated = translate_query(text, source, target, user_id=user_id)
+        return "translated" if translated else "failed"
+    finally:
+        cache.delete(key + ":pending")
+
+
+def translate_query(text: str, source: str, target: str, *, user_id: int | None = None) -> str | None:
+    """The query in ``target`` language from the model (cached), or None (failed or nothing to
+    translate). Calls the model: for workers and tests, never on a search's path."""
+    if not _worth_translating(text, source, target):
+        return None
+    key = _key(text, target)
     cached = cache.get(key)
     if cached is not None:
         return cached or None
-    from search.llm import LLMError, chat_json
+    from search.llm import LLMError, LLMRateLimited, chat_json
 
     messages = [
         {
@@ -92,14 +218,26 @@ def translate_query(text: str, source: str, target: str) -> str | None:
         {"role": "user", "content": text},
     ]
     try:
-        reply = chat_json(messages, attempts=1, max_tokens=200, timeout=TIMEOUT_S)
+        reply = chat_json(
+            messages,
+            purpose="translation",
+            user_id=user_id,
+            attempts=1,
+            max_retries=0,  # one query, one call: a failure is remembered for FAILURE_TTL_S instead
+            max_tokens=200,
+            deadline=time.monotonic() + FETCH_TIMEOUT_S,
+        )
         translation = reply.get("translation")
         if not isinstance(translation, str) or not translation.strip() or len(translation) > 3 * len(text) + 50:
             raise LLMError("translation has the wrong shape")
         translation = " ".join(translation.split())
+    except LLMRateLimited as exc:
+        logger.info("query translation skipped: %s", exc)
+        cache.set(key, "", RATE_LIMITED_TTL_S)
+        return None
     except LLMError as exc:
         logger.warning("query translation failed: %s", exc)
-        cache.set(key, "", 600)  # don't retry a failing provider on every keystroke
+        cache.set(key, "", FAILURE_TTL_S)  # searches go on with the word translation meanwhile
         return None
     cache.set(key, translation, CACHE_TTL_S)
     return translation

@@ -19,12 +19,14 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from handbook.models import LANGUAGES
 from handbook.ratelimit import allow
+from search.translation import request_translations
 
 MAX_PAGE_NUMBER = 1000
 
@@ -76,6 +78,7 @@ def search_view(request: HttpRequest) -> HttpResponse:
     page_number = _page_number(request.GET.get("page"))
     context: dict[str, Any] = {"q": query, "space": space, "lang": language, "result": None}
     status = 200
+    typing = _is_typing(request)
 
     if query.strip():
         if not allow(f"search:{request.user.pk}", settings.SEARCH_RATE_LIMIT):
@@ -85,12 +88,15 @@ def search_view(request: HttpRequest) -> HttpResponse:
             result = search_pages(
                 user=request.user, query=query, space=space or None, language=language or None, page=page_number
             )
-            context.update(_result_context(result, query, space, language))
+            context.update(_result_context(result, query, space, language, typing=typing))
             context.update(_suggestion_context(request, result, query, space, language))
             if not result.total and not result.error and not (request.htmx and request.htmx.trigger == "q"):
                 from search.insights import search_miss_record
 
                 search_miss_record(query=query, language=result.query_language)  # no user: people's words
+            if not typing and not result.error:
+                # The model's translation of a submitted query, for its next search (never awaited).
+                request_translations(query=query, user_id=request.user.pk)
 
     is_fragment = bool(request.htmx) and not request.htmx.history_restore_request
     # While typing (htmx), delay the Ask request a little: if the next
@@ -118,7 +124,17 @@ def _suggestion_context(request: HttpRequest, result: Any, query: str, space: st
     return {"suggestion": suggestion, "suggestion_url": _search_url(q=suggestion, space=space, lang=language)}
 
 
-def _result_context(result: Any, query: str, space: str, language: str) -> dict[str, Any]:
+def _is_typing(request: HttpRequest) -> bool:
+    """A search-as-you-type fragment: sent by the search box itself (id "q") on a pause in typing.
+
+    It answers from what is at hand and never starts an LLM call (query translation, Ask's
+    written answer): a pause in typing is not a question asked. Submitting the form (Enter),
+    links, pagination and full pages are searches someone asked for.
+    """
+    return bool(request.htmx) and request.htmx.trigger == "q"
+
+
+def _result_context(result: Any, query: str, space: str, language: str, *, typing: bool = False) -> dict[str, Any]:
     language_names = dict(LANGUAGES)
     facets = result.facets or {}
     space_facets = [
@@ -158,6 +174,8 @@ def _result_context(result: Any, query: str, space: str, language: str) -> dict[
         # A link opens the Ask form with the question filled in (asking nothing); the
         # panel beside the results asks by POST (search.html, static/js/ask.js).
         "ask_url": "/ask/?" + urlencode({"q": query}),
+        # While typing, the Ask panel quotes the handbook; the model writes once the search is submitted.
+        "ask_typing": typing,
     }
 
 
@@ -194,8 +212,9 @@ def _answer_context(question: str, answer: Any = None, error: str = "") -> dict[
 def _ask(request: HttpRequest, question: str) -> dict[str, Any]:
     from search.answers import AskError, answer_question
 
+    use_llm = request.POST.get("typing") != "1"  # asked by a search-as-you-type fragment: quotes only
     try:
-        return _answer_context(question, answer_question(user=request.user, question=question))
+        return _answer_context(question, answer_question(user=request.user, question=question, use_llm=use_llm))
     except AskError as exc:
         return _answer_context(question, error=str(exc))
 
@@ -237,19 +256,22 @@ def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
     from search.answers import AskError, stream_answer
 
     question = request.POST.get("q", "")
+    use_llm = request.POST.get("typing") != "1"  # asked by a search-as-you-type fragment: quotes only
+    ui_language = get_language()  # the events are written after the view returned
 
     def events() -> Iterator[str]:
         try:
-            for event in stream_answer(user=request.user, question=question):
-                if event["type"] == "delta":
-                    yield _sse("delta", {"text": event["text"]})
-                elif event["type"] == "done":
-                    html = render_to_string(
-                        "search/ask.html#answer", _answer_context(question, event["answer"]), request=request
-                    )
-                    yield _sse("done", {"html": html})
-                elif event["type"] == "error":
-                    yield _sse("ask-error", {"message": event["message"]})
+            with override(ui_language):
+                for event in stream_answer(user=request.user, question=question, use_llm=use_llm):
+                    if event["type"] == "delta":
+                        yield _sse("delta", {"text": event["text"]})
+                    elif event["type"] == "done":
+                        html = render_to_string(
+                            "search/ask.html#answer", _answer_context(question, event["answer"]), request=request
+                        )
+                        yield _sse("done", {"html": html})
+                    elif event["type"] == "error":
+                        yield _sse("ask-error", {"message": event["message"]})
         except AskError as exc:
             yield _sse("ask-error", {"message": str(exc)})
 

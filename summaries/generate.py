@@ -38,7 +38,9 @@ def _summarise_text(title: str, text: str) -> LLMSummary:
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": f"Title: {title}\n\n<page>\n{text}\n</page>"},
     ]
-    return _validate(chat_json(messages, max_tokens=500))
+    # Counted against the summaries' own per-minute limit, apart from Ask's; at the limit the
+    # task retries later (LLMRateLimited is an LLMUnavailable) before falling back to extractive.
+    return _validate(chat_json(messages, purpose="summary", max_tokens=500))
 
 
 def summarise_llm(*, title: str, text: str) -> LLMSummary:

@@ -5,16 +5,39 @@ the real ``openai`` client to talk to it. Each test scripts the replies it
 wants: a JSON body, raw text, an HTTP status, or a delay. Every request is
 recorded so tests can check what reached the "model" (e.g. that a restricted
 passage never did).
+
+Besides scripted replies, the fake can behave like a provider (tests and
+``bench/llm_latency.py``):
+
+- ``slow(seconds, first_token, hang_rate)``: every reply takes ``seconds``
+  (streamed text starts after ``first_token`` and is spread over the rest), and
+  a share ``hang_rate`` of the calls never answer;
+- ``hang()``: no call is ever answered (the connection stays open);
+- ``junk()``: replies that are not what was asked for, in turn: not JSON, JSON of
+  the wrong shape, an answer citing nothing, an answer with an invented figure;
+- ``respond``: a function of the request that writes the reply (e.g. a
+  translation for translation prompts, a cited answer for Ask).
 """
 
 from __future__ import annotations
 
 import json
+import random
+import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+JUNK_REPLIES = [
+    "Sure! Here is what I found about your question.",  # not JSON
+    json.dumps({"answer": ["not", "text"], "sources": "1"}),  # wrong shape
+    json.dumps({"answer": "You get 40 days.", "sources": []}),  # cites nothing
+    json.dumps({"answer": "You get 41 days [1].", "sources": [1]}),  # a figure no passage has
+]
+JUNK_STREAMS = ["Sure! Here is what I found.", "You get 41 days [1]."]
 
 
 @dataclass
@@ -33,6 +56,32 @@ class FakeLLM:
     requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_dimensions: int = 384
     embedding_calls: int = 0
+    mode: str = "script"  # "script" | "slow" | "hang" | "junk"
+    slow_seconds: float = 2.0
+    slow_first_token: float = 1.0
+    hang_rate: float = 0.0
+    respond: Callable[[dict[str, Any]], Reply] | None = None
+    stopped: threading.Event = field(default_factory=threading.Event)
+    rng: random.Random = field(default_factory=lambda: random.Random(23))
+    junk_served: int = 0
+    hung: int = 0
+
+    def slow(self, seconds: float = 2.0, first_token: float = 1.0, hang_rate: float = 0.2) -> None:
+        self.mode, self.slow_seconds, self.slow_first_token, self.hang_rate = "slow", seconds, first_token, hang_rate
+
+    def hang(self) -> None:
+        self.mode = "hang"
+
+    def junk(self) -> None:
+        self.mode = "junk"
+
+    def scripted(self) -> None:
+        self.mode = "script"
+
+    @property
+    def chat_calls(self) -> int:
+        """Chat completions received (answered or not)."""
+        return len(self.requests)
 
     def queue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -40,8 +89,22 @@ class FakeLLM:
     def queue_json(self, obj: Any) -> None:
         self.replies.append(Reply(content=json.dumps(obj)))
 
-    def next_reply(self) -> Reply:
-        return self.replies.pop(0) if self.replies else self.default
+    def next_reply(self, payload: dict[str, Any] | None = None) -> Reply:
+        if self.replies:
+            return self.replies.pop(0)
+        if self.mode == "junk":
+            self.junk_served += 1
+            junk = JUNK_STREAMS if payload and payload.get("stream") else JUNK_REPLIES
+            return Reply(content=junk[(self.junk_served - 1) % len(junk)])
+        if self.respond is not None and payload is not None:
+            return self.respond(payload)
+        return self.default
+
+    def hangs_now(self) -> bool:
+        """Whether this call is one that never answers."""
+        if self.mode == "hang":
+            return True
+        return self.mode == "slow" and self.hang_rate > 0 and self.rng.random() < self.hang_rate
 
     def prompts(self) -> str:
         """Every message sent so far, as one string (for leak checks)."""
@@ -84,9 +147,15 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 )
                 return
             fake.requests.append(payload)
-            reply = fake.next_reply()
+            if fake.hangs_now():
+                fake.hung += 1
+                fake.stopped.wait()  # until the server stops: the client's timeout is the only way out
+                return
+            reply = fake.next_reply(payload)
             if reply.delay:
                 time.sleep(reply.delay)
+            if fake.mode == "slow" and not payload.get("stream"):
+                time.sleep(fake.slow_seconds)
             if reply.status != 200:
                 self._send_json(reply.status, {"error": {"message": "scripted failure", "type": "server_error"}})
                 return
@@ -116,7 +185,13 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
             pieces = reply.stream_chunks or [reply.content[i : i + 8] for i in range(0, len(reply.content), 8)]
-            for piece in pieces:
+            gap = 0.0
+            if fake.mode == "slow":
+                time.sleep(fake.slow_first_token)
+                gap = max(0.0, fake.slow_seconds - fake.slow_first_token) / max(1, len(pieces))
+            for n, piece in enumerate(pieces):
+                if gap and n:
+                    time.sleep(gap)
                 event = {
                     "id": "chatcmpl-fake",
                     "object": "chat.completion.chunk",
@@ -132,10 +207,16 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up waiting: expected
+            super().handle_error(request, client_address)
+
+
 class FakeLLMServer:
     def __init__(self) -> None:
         self.fake = FakeLLM()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.fake))
+        self._server = _QuietServer(("127.0.0.1", 0), _handler(self.fake))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     def __enter__(self) -> FakeLLM:
@@ -145,5 +226,6 @@ class FakeLLMServer:
         return self.fake
 
     def __exit__(self, *exc: Any) -> None:
+        self.fake.stopped.set()  # hung calls end
         self._server.shutdown()
         self._server.server_close()

@@ -128,7 +128,7 @@ def test_timeout_falls_back_with_notice(handbook, fake_llm, settings):
     fake_llm.queue(Reply(content=json.dumps({"answer": "late [1]", "sources": [1]}), delay=1.5))
     answer = _ask(handbook["bob"], "How many days of annual leave?")
     assert answer.mode == "extractive"
-    assert "unavailable" in answer.notice
+    assert answer.fallback == "timed_out" and "did not answer in time" in answer.notice
 
 
 @pytest.mark.django_db

@@ -51,9 +51,14 @@ def test_centred_leg_runs_only_with_two_languages(bilingual, monkeypatch):
 
 @pytest.mark.django_db
 def test_llm_translation_finds_the_other_language_page_by_keywords(bilingual, fake_llm, no_embeddings, settings):
+    from django.core.cache import cache
+
     settings.SEARCH_TRANSLATE_QUERIES = True
     pages, bob = bilingual
+    cache.clear()
     fake_llm.queue_json({"translation": "award leave expiration"})
+    # Fetched off the request, as the worker does after a submitted search (tests/search/test_search_llm.py).
+    assert translate_query("expiration du congé de récompense", "fr", "en") == "award leave expiration"
     result = retrieve("expiration du congé de récompense", bob)
     assert result.pages and result.pages[0].page_id == pages["leave"].pk
     assert any(h.translated_rank for h in result.pages[0].chunks)

@@ -332,6 +332,10 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
         common.md_table(("questions", "n", "no result", "p25", "median", "p75", "mean"), dist_rows),
     )
     print(f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}%")
+    for name, _user, queries in runs:
+        if queries and queries[0].get("no_match"):
+            share = sum(1 for q in queries if not pages[q["qid"]]) / len(queries)
+            print(f"  {name}: {100 * share:.1f}% with no result")
     from search.embedding_switch import query_embedder as serving
 
     embedder = serving()

@@ -9,9 +9,9 @@ from handbook.models import Page
 from search.models import Chunk
 from search.retrieval import Retrieval, retrieve
 
-MAX_PASSAGES = 5
+MAX_PASSAGES = 6
 MAX_PASSAGE_CHARS = 1200
-MAX_CHUNKS_PER_PAGE = 2
+MAX_CHUNKS_PER_PAGE = 3
 
 
 @dataclass(frozen=True)

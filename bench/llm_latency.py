@@ -458,7 +458,7 @@ def main() -> None:
         ["Ask streamed, slow provider: first text or fallback p95 (s)", len(first_event),
          percentile(first_event, 95), f"≤ {GOAL_STREAM_S}"],
         ["Ask streamed, slow provider: whole answer p95 (s)", len(stream_total), percentile(stream_total, 95), "–"],
-        ["  of which fell back (the provider's 20 % that never answer)", len(stream_total), fallbacks, "–"],
+        ["  of which fell back (calls never answered: 20 % on average)", len(stream_total), fallbacks, "–"],
         ["LLM calls from search-as-you-type requests", typed_requests, typing_calls, "0"],
         ["translation calls for the submitted queries (after the cold pass / at the end)", submitted,
          f"{translations_after_cold} / {translation_calls}", f"{submitted} (one per query)"],

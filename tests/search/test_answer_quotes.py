@@ -56,6 +56,12 @@ def _first_quote(answer) -> str:  # type: ignore[no-untyped-def]
 
 
 # (question, words the first quote must hold, page it must cite)
+KNOWN_MISSES = {
+    "combien de jours de congés ai-je ?",  # quotes the fractionnement days first
+    "Quel est le plafond mensuel de la carte d'entreprise ?",  # declined
+    "What is the per diem for a trip to Paris?",  # quotes the 'France (hors Paris)' row first
+    "Can I work remotely from another country?",  # declined
+}
 DEMO_TABLE = [
     ("How many days of annual leave do I get?", ["25 working days"], "demo:people/annual-leave"),
     ("combien de jours de congés ai-je ?", ["25 jours"], "demo:people/conges-payes"),
@@ -67,12 +73,6 @@ DEMO_TABLE = [
 ]
 
 
-@pytest.mark.xfail(
-    reason="issue #18 goal not met yet: 3 of 7 demo questions pass; the French card-limit and the English "
-    "remote-work questions are declined, 'combien de jours' quotes the fractionnement days first and Paris "
-    "quotes the 'France (hors Paris)' row first",
-    strict=False,
-)
 @pytest.mark.timeout(900)
 @pytest.mark.django_db
 def test_demo_questions_quote_the_fact_first(demo):  # type: ignore[no-untyped-def]
@@ -91,7 +91,10 @@ def test_demo_questions_quote_the_fact_first(demo):  # type: ignore[no-untyped-d
         if not all(f in first for f in facts) or answer.citations[0].ref != ref:
             misses.append((question, first, answer.citations[0].ref))
         assert len(answer.text.split()) <= 100  # three units at most, 80 words of quotes
-    assert misses == [], "\n".join(map(repr, misses))
+    # Issue #18 is not met on these four yet (the note gives the figures); the others must never regress,
+    # and a fixed one must leave this set.
+    missed = {miss[0] for miss in misses}
+    assert missed <= KNOWN_MISSES, "\n".join(map(repr, misses))
 
     # A table row is quoted with its caption and column headers.
     per_diem = answers["Quel est le montant du per diem pour la Norvège ?"].text

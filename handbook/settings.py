@@ -14,8 +14,8 @@ from kombu import Exchange, Queue
 
 from accounts.config import parse_group_map
 from handbook import embedded
-from handbook.queues import BULK, INTERACTIVE
 from handbook.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
+from handbook.queues import BULK, INTERACTIVE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -218,6 +218,8 @@ SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")
+# REST API and MCP calls per token (per person for session calls); Ask counts ASK_RATE_LIMIT too.
+API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m")
 # Ask never waits longer than this on the LLM (all its calls for one question, from the first);
 # past it the reader gets the extractive answer and a notice saying so.
 ASK_LLM_BUDGET_S = env_float("ASK_LLM_BUDGET_S", 8.0, minimum=0.5)
@@ -228,8 +230,35 @@ ASK_LLM_FIRST_TOKEN_S = env_float("ASK_LLM_FIRST_TOKEN_S", 2.0, minimum=0.1)
 LLM_USER_RATE_LIMIT = env_str("LLM_USER_RATE_LIMIT", "20/m")
 LLM_GLOBAL_RATE_LIMIT = env_str("LLM_GLOBAL_RATE_LIMIT", "300/m")
 LLM_SUMMARY_RATE_LIMIT = env_str("LLM_SUMMARY_RATE_LIMIT", "60/m")
-# REST API and MCP calls per token (per person for session calls); Ask counts ASK_RATE_LIMIT too.
-API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m")
+
+# --- Attachments ---------------------------------------------------------------
+
+# Files attached to pages go through Django's storage API: local disk under the
+# data directory by default, S3-compatible storage when a bucket is configured.
+# They are never served from a public URL: every download goes through a view
+# that checks the page's permissions (handbook/attachments/views.py).
+ATTACHMENTS_MAX_BYTES = env_int("ATTACHMENTS_MAX_MB", 20, minimum=1, maximum=5000) * 1024 * 1024
+MEDIA_ROOT = Path(env_str("ATTACHMENTS_DIR") or Path(env_str("HANDBOOK_DATA_DIR") or BASE_DIR / "var") / "attachments")
+ATTACHMENTS_S3_BUCKET = env_str("ATTACHMENTS_S3_BUCKET", "")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if ATTACHMENTS_S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": ATTACHMENTS_S3_BUCKET,
+            "endpoint_url": env_url("ATTACHMENTS_S3_ENDPOINT_URL", schemes=("http", "https")) or None,
+            "region_name": env_str("ATTACHMENTS_S3_REGION", "") or None,
+            # Unset keys: boto3's own chain (instance role, AWS_* variables, ~/.aws).
+            "access_key": env_str("ATTACHMENTS_S3_ACCESS_KEY_ID", "") or None,
+            "secret_key": env_str("ATTACHMENTS_S3_SECRET_ACCESS_KEY", "") or None,
+            "location": env_str("ATTACHMENTS_S3_PREFIX", ""),
+            "default_acl": "private",
+            "file_overwrite": False,
+        },
+    }
 
 # --- Auth, i18n, static --------------------------------------------------------
 
@@ -287,35 +316,6 @@ AUTHENTICATION_BACKENDS = [
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 1209600, minimum=60)
 
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
-# --- Attachments ---------------------------------------------------------------
-
-# Files attached to pages go through Django's storage API: local disk under the
-# data directory by default, S3-compatible storage when a bucket is configured.
-# They are never served from a public URL: every download goes through a view
-# that checks the page's permissions (handbook/attachments/views.py).
-ATTACHMENTS_MAX_BYTES = env_int("ATTACHMENTS_MAX_MB", 20, minimum=1, maximum=5000) * 1024 * 1024
-MEDIA_ROOT = Path(env_str("ATTACHMENTS_DIR") or Path(env_str("HANDBOOK_DATA_DIR") or BASE_DIR / "var") / "attachments")
-ATTACHMENTS_S3_BUCKET = env_str("ATTACHMENTS_S3_BUCKET", "")
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-}
-if ATTACHMENTS_S3_BUCKET:
-    STORAGES["default"] = {
-        "BACKEND": "storages.backends.s3.S3Storage",
-        "OPTIONS": {
-            "bucket_name": ATTACHMENTS_S3_BUCKET,
-            "endpoint_url": env_url("ATTACHMENTS_S3_ENDPOINT_URL", schemes=("http", "https")) or None,
-            "region_name": env_str("ATTACHMENTS_S3_REGION", "") or None,
-            # Unset keys: boto3's own chain (instance role, AWS_* variables, ~/.aws).
-            "access_key": env_str("ATTACHMENTS_S3_ACCESS_KEY_ID", "") or None,
-            "secret_key": env_str("ATTACHMENTS_S3_SECRET_ACCESS_KEY", "") or None,
-            "location": env_str("ATTACHMENTS_S3_PREFIX", ""),
-            "default_acl": "private",
-            "file_overwrite": False,
-        },
-    }
-
 LANGUAGES = [("en", "English"), ("fr", "Français")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")

@@ -63,7 +63,7 @@ def query_translations(
     for target in LANGUAGE_NAMES:
         if target == source:
             continue
-        translated = cached_translation(text, source, target) if translation_enabled() else None
+        translated = cached_translation(text, source, target, owner) if translation_enabled() else None
         if translated is None and settings.SEARCH_WORD_TRANSLATION:
             translated = _word_translation(text, source, target, embedder, reader=reader, owner=owner)
         if translated:
@@ -89,22 +89,27 @@ def _word_translation(
         return None
 
 
-def _key(text: str, target: str) -> str:
-    """Cache key of the model's translation: same words, same key (case and spacing aside)."""
+def _key(text: str, target: str, owner: Any = None) -> str:
+    """Cache key of the model's translation: same words, same key (case and spacing aside), per person.
+
+    Per person (``owner``, a user id): a shared translation would improve everybody's results
+    for a query once anybody had submitted it, telling a colleague what was searched.
+    """
     normalised = " ".join(text.lower().split())
-    return "qtr:" + hashlib.sha256(f"{settings.LLM_MODEL}\n{target}\n{normalised}".encode()).hexdigest()
+    material = f"{settings.LLM_MODEL}\n{owner}\n{target}\n{normalised}"
+    return "qtr:v2:" + hashlib.sha256(material.encode()).hexdigest()
 
 
 def _worth_translating(text: str, source: str, target: str) -> bool:
     return source != target and target in LANGUAGE_NAMES and len(text.split()) >= MIN_WORDS
 
 
-def cached_translation(text: str, source: str, target: str) -> str | None:
-    """The model's translation if one is at hand; never calls the model."""
+def cached_translation(text: str, source: str, target: str, owner: Any = None) -> str | None:
+    """The model's translation if one is at hand for this person; never calls the model."""
     if not _worth_translating(text, source, target):
         return None
     try:
-        return cache.get(_key(text, target)) or None
+        return cache.get(_key(text, target, owner)) or None
     except Exception:  # the cache is down: the word translation will do
         return None
 
@@ -140,7 +145,7 @@ def queue_translations(*, query: str, user_id: int | None) -> int:
     for target in LANGUAGE_NAMES:
         if not _worth_translating(text, source, target):
             continue
-        key = _key(text, target)
+        key = _key(text, target, user_id)
         try:
             # add() is atomic: of two searches of a new query, one queues the fetch.
             if cache.get(key) is not None or not cache.add(key + ":pending", 1, PENDING_TTL_S):
@@ -186,7 +191,7 @@ def _in_background(work: Callable[..., Any], **kwargs: Any) -> None:
 
 def translation_fetch(*, text: str, source: str, target: str, user_id: int | None = None) -> str:
     """Task body: ask the model once, cache the outcome, free the query. Returns a status."""
-    key = _key(text, target)
+    key = _key(text, target, user_id)
     try:
         if cache.get(key) is not None:
             return "cached"  # a duplicate delivery: the first one did the work
@@ -201,7 +206,7 @@ def translate_query(text: str, source: str, target: str, *, user_id: int | None 
     translate). Calls the model: for workers and tests, never on a search's path."""
     if not _worth_translating(text, source, target):
         return None
-    key = _key(text, target)
+    key = _key(text, target, user_id)
     cached = cache.get(key)
     if cached is not None:
         return cached or None

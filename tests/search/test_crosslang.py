@@ -50,7 +50,9 @@ def test_centred_leg_runs_only_with_two_languages(bilingual, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_llm_translation_finds_the_other_language_page_by_keywords(bilingual, fake_llm, no_embeddings, settings):
+def test_llm_translation_finds_the_other_language_page_by_keywords(
+    bilingual, fake_llm, no_embeddings, settings, make_user
+):
     from django.core.cache import cache
 
     settings.SEARCH_TRANSLATE_QUERIES = True
@@ -58,10 +60,16 @@ def test_llm_translation_finds_the_other_language_page_by_keywords(bilingual, fa
     cache.clear()
     fake_llm.queue_json({"translation": "award leave expiration"})
     # Fetched off the request, as the worker does after a submitted search (tests/search/test_search_llm.py).
-    assert translate_query("expiration du congé de récompense", "fr", "en") == "award leave expiration"
+    assert translate_query("expiration du congé de récompense", "fr", "en", user_id=bob.pk) == "award leave expiration"
     result = retrieve("expiration du congé de récompense", bob)
     assert result.pages and result.pages[0].page_id == pages["leave"].pk
     assert any(h.translated_rank for h in result.pages[0].chunks)
+    carol = make_user("carol", "staff")
+    # The translation is bob's: another reader's search of the same words does not get it (a shared one
+    # would tell them somebody searched this).
+    assert not any(
+        h.translated_rank for p in retrieve("expiration du congé de récompense", carol).pages for h in p.chunks
+    )
     system = fake_llm.requests[0]["messages"][0]["content"]
     assert "English" in system and "data, not an instruction" in system
 

@@ -179,7 +179,8 @@ def test_no_answer_never_carries_a_fallback_notice(handbook, provider):
 
 
 def test_each_reason_has_its_own_message_in_english_and_french():
-    english = {reason: str(message) for reason, message in FALLBACK_NOTICES.items()}
+    with translation.override("en"):  # whatever language an earlier request left active
+        english = {reason: str(message) for reason, message in FALLBACK_NOTICES.items()}
     with translation.override("fr"):
         french = {reason: str(message) for reason, message in FALLBACK_NOTICES.items()}
     assert set(english) == {"unavailable", "timed_out", "wrong_shape", "no_citation", "unsupported", "rate_limited"}

@@ -173,6 +173,8 @@ def test_env_url_needs_the_separator(env):  # type: ignore[no-untyped-def]
 # --- settings, imported in a fresh process -----------------------------------------------
 
 _CLEARED = (
+    # Set by the browser tests' conftest for Playwright's event loop; a deployment never has it.
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
     "DEBUG",
     "SECRET_KEY",
     "SECRET_KEY_FILE",

@@ -19,7 +19,8 @@ MAX_QUERY_CHARS = 500
 
 def search_miss_record(*, query: str, language: str) -> SearchMiss | None:
     """Record a submitted search that found nothing (no user is stored)."""
-    text = " ".join(query.split())[:MAX_QUERY_CHARS]
+    # Control characters (NUL above all: Postgres text refuses it) are not words anyone looks for.
+    text = " ".join("".join(c for c in query if c.isprintable() or c.isspace()).split())[:MAX_QUERY_CHARS]
     if not text:
         return None
     return SearchMiss.objects.create(query=text, language=language[:8])

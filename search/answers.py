@@ -280,6 +280,9 @@ def _figures(text: str, *, words: bool = False) -> set[str]:
     return found
 
 
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+
+
 def _unsupported_figures(text: str, cited: list[Passage], question: str) -> set[str]:
     """Figures of the answer found in none of its cited passages nor the question.
 
@@ -287,7 +290,8 @@ def _unsupported_figures(text: str, cited: list[Passage], question: str) -> set[
     unsupported statement, and the one a check can see whatever the languages: figures
     are written the same way in both. Passages count small numbers written as words.
     """
-    stated = _figures(text)
+    # Addresses are not statements: their digits (hosts, ports, paths) are not checked as facts.
+    stated = _figures(_URL.sub(" ", text))
     if not stated:
         return set()
     known = _figures(question, words=True)

@@ -11,10 +11,10 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY --from=source /src /app
-# collectstatic imports the settings: outside production they fall back to the development
-# key published in the source, which a production start refuses. The image holds no key.
-RUN HANDBOOK_PRODUCTION=false DATABASE_URL=postgresql://x@localhost/x REDIS_URL=redis://localhost \
-    python manage.py collectstatic --noinput
+# collectstatic reads the settings, which need no service: outside production they fall back
+# to the development key published in the source, which a production start refuses. The image
+# holds no key, and no embedded database is started for the build (HANDBOOK_EMBEDDED=0).
+RUN HANDBOOK_PRODUCTION=false HANDBOOK_EMBEDDED=0 python manage.py collectstatic --noinput
 # The image runs in production mode: it refuses to start without a generated SECRET_KEY,
 # with DEBUG on, or with the development key.
 ENV HANDBOOK_PRODUCTION=true

@@ -37,7 +37,7 @@ prove: install
 	@bash scripts/prove.sh
 
 stop:
-	$(BIN)/python -m handbook.embedded stop
+	$(BIN)/python -m core.embedded stop
 
 clean: stop
 	rm -rf var staticfiles

@@ -7,6 +7,10 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+    from core import embedded
+
+    # The development entry point: with no DATABASE_URL / REDIS_URL, the embedded services stand in.
+    embedded.use_if_unconfigured()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

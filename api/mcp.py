@@ -27,7 +27,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from accounts.models import PersonalToken
 from accounts.services import token_authenticate
-from handbook.ratelimit import allow, parse_rate
+from core.ratelimit import allow, parse_rate
 
 _token: ContextVar[PersonalToken | None] = ContextVar("handbook_mcp_token", default=None)
 PAGE_LIST_LIMIT = 500
@@ -53,14 +53,14 @@ def _owner() -> Any:
 
 
 def _search(query: str, limit: int) -> dict[str, Any]:
-    from search.management.commands.search import MAX_LIMIT, search_json
+    from search.hit_list import MAX_LIMIT, search_json
 
     out, _found = search_json(query, _owner(), limit=max(1, min(limit, MAX_LIMIT)))
     return out
 
 
 def _ask(question: str) -> dict[str, Any]:
-    from search.answers import answer_question
+    from search.ask.answers import answer_question
 
     token = _token.get()
     if token is None or not token.can_ask:

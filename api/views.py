@@ -18,7 +18,7 @@ from ninja.errors import HttpError, ValidationError
 
 from api.auth import SessionOnly, TokenAuth, calling_token, rate_key
 from api.schemas import AskIn, AskOut, ErrorOut, PageOut, SearchOut, SpaceOut
-from handbook.ratelimit import allow, parse_rate
+from core.ratelimit import allow, parse_rate
 
 MAX_OFFSET = 1000
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut}
@@ -89,8 +89,8 @@ def search(
 ) -> Any:
     """The JSON of `manage.py search --json` for the caller. Paging: `offset`; the `X-Total-Count`
     header gives the number of pages found and `Link: <…>; rel="next"` the next window."""
-    from search.management.commands.search import search_json
-    from search.query import QueryError
+    from search.hit_list import search_json
+    from search.retrieval.query import QueryError
 
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
     try:
@@ -119,7 +119,7 @@ def _may_ask(request: HttpRequest) -> None:
 @api.post("/ask", response={200: AskOut, **ERRORS}, summary="Ask a question")
 def ask(request: HttpRequest, body: AskIn) -> Any:
     """The JSON of `manage.py ask --json` for the caller: an answer citing only pages they may read."""
-    from search.answers import AskError, answer_question
+    from search.ask.answers import AskError, answer_question
 
     _may_ask(request)
     try:
@@ -133,7 +133,7 @@ def ask(request: HttpRequest, body: AskIn) -> Any:
 def ask_stream(request: HttpRequest, body: AskIn) -> Any:
     """Server-sent events: `delta` events carry unchecked text as the model writes it; the last event is
     `done` with the checked answer (the same JSON as `POST /ask`) or `error` with a `detail`."""
-    from search.answers import AskError, stream_answer, validate_question
+    from search.ask.answers import AskError, stream_answer, validate_question
 
     _may_ask(request)
     try:

@@ -185,8 +185,8 @@ def main() -> None:
     refresh_index_statistics()  # under the fresh prefix: the word-translation vocabulary's version
     from django.contrib.auth.models import User
 
-    from search import extractive_answer
-    from search.answers import answer_question
+    from search.ask import extractive as extractive_answer
+    from search.ask.answers import answer_question
 
     user = User.objects.get(username=SCOPE)
     sets = {"native": load_queries("dev-handbooks.jsonl"), "translated": load_queries("dev-crosslang.jsonl")}

@@ -9,13 +9,13 @@ as retrieval at its best would), and for unanswerable questions the chunks of th
 most words with the question. Both writers quote from the same passages:
 
 - ``before``: the sentence writer of commit b066c81 (word overlap, then a sentence-similarity check);
-- ``units``: ``search.extractive_answer`` (answer units, embeddings, kind of thing asked).
+- ``units``: ``search.ask.extractive`` (answer units, embeddings, kind of thing asked).
 
 Reported per corpus and question language: evidence hit (the eval README's measure; every
 citation here is relevant, so it is the share of answered questions whose quotes cover half the
 evidence's content words), answered, no_answer on unanswerable, words and units quoted; and the
 sweep of the units writer's answerability threshold. The word translation of the question
-(``search/lexicon.py``, built from the loaded handbook) is not available here: translated
+(``search/statistics/word_translation.py``, built from the loaded handbook) is not available here: translated
 questions are matched by embeddings alone, a lower bound for the product.
 
 Run: python -m bench.ask_units   [--before PATH_TO_OLD_extractive_answer.py]
@@ -55,7 +55,7 @@ def _pages() -> dict[str, dict[str, Any]]:
 
 
 def _chunks(page: dict[str, Any]) -> list[Any]:
-    from search.chunking import chunk_markdown
+    from search.indexing.chunking import chunk_markdown
 
     if "_chunks" not in page:
         page["_chunks"] = chunk_markdown(page["body"])
@@ -63,15 +63,15 @@ def _chunks(page: dict[str, Any]) -> list[Any]:
 
 
 def _overlap(question_words: set[str], text: str, language: str) -> float:
-    from search.text import content_words
+    from core.text import content_words
 
     words = set(content_words(text, language))
     return len(question_words & words) / (1 + len(question_words))
 
 
 def _passages(refs: list[str], pages: dict[str, dict[str, Any]], native_question: str) -> list[Any]:
-    from search.passages import Passage
-    from search.text import content_words, detect_language
+    from core.text import content_words, detect_language
+    from search.ask.passages import Passage
 
     qwords = set(content_words(native_question, detect_language(native_question)))
     picked = []
@@ -110,7 +110,7 @@ def _passages(refs: list[str], pages: dict[str, dict[str, Any]], native_question
 
 
 def _closest_pages(question: str, pages: dict[str, dict[str, Any]], corpus: str, k: int = 3) -> list[str]:
-    from search.text import content_words, detect_language
+    from core.text import content_words, detect_language
 
     qwords = set(content_words(question, detect_language(question)))
     scored = [
@@ -131,16 +131,20 @@ def _load_before(path: Path) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--before", type=Path, help="the old search/extractive_answer.py, for the before column")
+    parser.add_argument("--before", type=Path, help="the old search/ask/extractive.py, for the before column")
     parser.add_argument("--vectors", type=Path, help="a file keeping the vectors between runs (pickle)")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
     import django
 
+    from core import embedded
+
+    embedded.use_if_unconfigured()  # settings only read the environment
     django.setup()
-    from search import answer_units, extractive_answer
-    from search.embedders import local_embedder
-    from search.text import detect_language
+    from core.text import detect_language
+    from handbook import answer_units
+    from search.ask import extractive as extractive_answer
+    from search.indexing.embedders import local_embedder
 
     embedder = local_embedder()
     vectors: dict[str, Any] = {}

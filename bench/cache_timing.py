@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--probes", type=int, default=40)
     args = parser.parse_args(argv)
     setup("bench_cache")
-    from search.answers import answer_question
-    from search.retrieval import retrieve
+    from search.ask.answers import answer_question
+    from search.retrieval.pipeline import retrieve
 
     a, b = _ensure_handbook()
     seed = time.time_ns()

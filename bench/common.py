@@ -68,7 +68,7 @@ def _use_embedded_services() -> None:
 def database_url(name: str | None = None) -> str:
     """URL of the bench Postgres (started if needed); ``name`` picks another database on it."""
     _ensure_data_dir()
-    from handbook import embedded
+    from core import embedded
 
     url = embedded.postgres_url()
     if not name:
@@ -95,6 +95,9 @@ def setup(database: str | None = None, *, migrate: bool = True) -> None:
         os.environ["CACHE_KEY_PREFIX"] = f"handbook-{database}"
     import django
 
+    from core import embedded
+
+    embedded.use_if_unconfigured()  # settings only read the environment
     django.setup()
     if migrate:
         from django.core.management import call_command
@@ -105,7 +108,7 @@ def setup(database: str | None = None, *, migrate: bool = True) -> None:
 def refresh_index_statistics() -> None:
     """Statistics the product keeps up to date while indexing (IDF lexeme counts), rebuilt for bulk-loaded data."""
     try:
-        from search.lexemes import refresh_lexeme_stats
+        from search.statistics.term_statistics import refresh_lexeme_stats
     except ImportError:  # an index without lexeme statistics
         return
     started = time.monotonic()
@@ -113,7 +116,7 @@ def refresh_index_statistics() -> None:
     print(f"(lexeme statistics refreshed: {count} lexemes in {time.monotonic() - started:.1f} s)", flush=True)
     from django.core.cache import cache
 
-    from search.crosslang import means_cache_key
+    from search.retrieval.crosslang import means_cache_key
 
     cache.delete_many([means_cache_key(m) for m in _embedding_models()])
     try:
@@ -158,7 +161,7 @@ def corpus_lines(corpus: str) -> int:
 def corpus_ready(corpus: str) -> bool:
     """Every page of the corpus imported, indexed with vectors, in a space of that name."""
     from handbook.models import Page
-    from search.indexing import pages_needing_index
+    from search.indexing.pipeline import pages_needing_index
 
     pages = Page.objects.filter(space__slug=corpus)
     return pages.count() >= corpus_lines(corpus) and not pages_needing_index().filter(space__slug=corpus).exists()
@@ -362,3 +365,10 @@ if __name__ == "__main__":
             f"{space.slug}: {space.n_pages} pages, {chunks.count()} chunks, "
             f"{chunks.filter(embedding__isnull=False).count()} with vectors"
         )
+
+
+def visible_page_ids(user: Any) -> list[int]:
+    """Ids of the pages ``user`` may read (the permission query set, as the product filters)."""
+    from handbook.models import Page
+
+    return list(Page.objects.visible_to(user).order_by().values_list("id", flat=True))

@@ -4,7 +4,7 @@
 
 1. the embedder alone on the corpus's chunk texts (what ``page_reindex`` sends it),
    in batches of ``EMBEDDINGS_BATCH_SIZE``;
-2. the whole pipeline, ``search.indexing.page_reindex``, in this process: each
+2. the whole pipeline, ``search.indexing.pipeline.page_reindex``, in this process: each
    page's chunks are deleted first, so it re-chunks, writes rows and tsvectors,
    embeds every chunk and writes the vectors (goal: >= 0.8 of the raw rate);
 3. a real Celery worker (prefork, concurrency 1) doing the same from the queue:
@@ -62,7 +62,7 @@ def _reset_pages(pages: list[Any]) -> None:
 def raw_embedder(texts: list[str]) -> dict[str, Any]:
     from django.conf import settings
 
-    from search.embedders import get_embedder
+    from search.indexing.embedders import get_embedder
 
     embedder = get_embedder()
     assert embedder is not None
@@ -78,7 +78,7 @@ def raw_embedder_per_page(texts_by_page: list[list[str]]) -> dict[str, Any]:
     """The embedder alone, one call per page: the batches page_reindex makes (pages under the batch size)."""
     from django.conf import settings
 
-    from search.embedders import get_embedder
+    from search.indexing.embedders import get_embedder
 
     embedder = get_embedder()
     assert embedder is not None
@@ -95,8 +95,8 @@ def raw_embedder_per_page(texts_by_page: list[list[str]]) -> dict[str, Any]:
 
 def pipeline_inline(pages: list[Any]) -> dict[str, Any]:
     """page_reindex page by page; the time spent inside the embedder is measured apart."""
-    from search.embedders import get_embedder
-    from search.indexing import page_reindex
+    from search.indexing.embedders import get_embedder
+    from search.indexing.pipeline import page_reindex
 
     embedder = get_embedder()
     assert embedder is not None
@@ -143,7 +143,7 @@ def pipeline_inline(pages: list[Any]) -> dict[str, Any]:
 def pipeline_worker(pages: list[Any], timeout: float = 1800) -> dict[str, Any]:
     """A real worker process, from the Redis queue; its peak memory from /proc."""
     from handbook.celery import app
-    from search.indexing import pages_needing_index
+    from search.indexing.pipeline import pages_needing_index
     from search.models import Chunk
     from search.services import workers_available
     from search.tasks import reindex_page
@@ -226,8 +226,8 @@ def main(argv: list[str] | None = None) -> None:
     common.ensure_corpora((args.corpus,))
 
     from handbook.models import Page
-    from search.embedders import get_embedder
-    from search.indexing import passage_text
+    from search.indexing.embedders import get_embedder
+    from search.indexing.pipeline import passage_text
     from search.models import Chunk
 
     rss_start = common.peak_rss_mb()

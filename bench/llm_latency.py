@@ -150,7 +150,7 @@ def setup() -> None:
 
     _ensure_data_dir()
     _use_embedded_services()
-    from handbook import embedded
+    from core import embedded
 
     os.environ["REDIS_URL"] = f"{embedded.redis_url().rstrip('/')}/{REDIS_DB}"
     os.environ["DATABASE_URL"] = database_url(DATABASE)
@@ -176,16 +176,16 @@ def ensure_corpus() -> Any:
     from handbook.celery import app
     from handbook.models import Page
     from handbook.services import page_create, space_create
-    from search.indexing import pages_needing_index
+    from search.indexing.pipeline import pages_needing_index
 
     staff = Group.objects.get_or_create(name="staff")[0]
     space = space_create(slug=SPACE, title="Bench LLM", viewer_groups=[staff])
     user, _created = User.objects.get_or_create(username="bench-llm")
     user.groups.add(staff)
     if Page.objects.filter(space=space).count() >= 2 * len(CORPUS) and not pages_needing_index().exists():
-        from search.embedding_switch import query_embedder
-        from search.lexicon import lexicon_is_stale
+        from search.indexing.model_switch import query_embedder
         from search.services import lexicon_build
+        from search.statistics.word_translation import lexicon_is_stale
 
         if lexicon_is_stale(query_embedder().model_name):  # the word-translation vocabulary of no LLM
             lexicon_build()
@@ -337,8 +337,8 @@ def main() -> None:
     from django.test import Client
 
     from handbook.celery import app
-    from search.answers import answer_question, stream_answer
-    from search.embedding_switch import query_embedder
+    from search.ask.answers import answer_question, stream_answer
+    from search.indexing.model_switch import query_embedder
     from tests.fake_llm import FakeLLMServer
 
     run = time.time_ns()
@@ -398,7 +398,7 @@ def main() -> None:
             # Ask, the provider never answering: the whole answer within the budget + 1 s. The process
             # is one that has called the model before: the openai import and client set-up (seconds
             # on a busy machine, once per process) are not the question's.
-            from search.llm import prepare
+            from core.llm import prepare
 
             _configure(*configs["LLM (slow fake)"])
             prepare()

@@ -294,7 +294,7 @@ def run_load(
                 os.killpg(gunicorn.pid, signal.SIGKILL)
                 gunicorn.wait(10)
         if throwaway:
-            subprocess.run([PYTHON, "-m", "handbook.embedded", "stop"], cwd=ROOT, env=env, check=False)
+            subprocess.run([PYTHON, "-m", "core.embedded", "stop"], cwd=ROOT, env=env, check=False)
             shutil.rmtree(directory, ignore_errors=True)
     result.seconds = round(time.monotonic() - started, 1)
     (out / "load.json").write_text(json.dumps(asdict(result), indent=2))

@@ -1,4 +1,4 @@
-"""Can search say "nothing matches"? Calibrates the similarity floor (search/relevance.py).
+"""Can search say "nothing matches"? Calibrates the similarity floor (search/retrieval/relevance.py).
 
     python -m bench.no_match                # grid of floors, then the configured floor as served
     python -m bench.no_match --grid-only    # the grid alone (one retrieval per query)
@@ -10,7 +10,7 @@ Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` a
 from other domains), run as each bench user. Only corpora already loaded are
 used: this bench never loads any (``python -m bench.common load`` does).
 
-Grid: every query is retrieved once through ``search.retrieval.retrieve`` with
+Grid: every query is retrieved once through ``search.retrieval.pipeline.retrieve`` with
 the floor off, and the lists it fuses are kept; each floor of the grid then drops
 the vector hits beneath it and fuses again, as ``retrieve`` does with that floor.
 A floor is acceptable when no corpus loses more than 0.005 nDCG@10 and no
@@ -18,7 +18,7 @@ answerable query is left without a result; of those, the one that empties the
 most no-match queries is reported (then the lowest).
 
 Served: the same queries through ``retrieve`` with the floor of
-``search.relevance.similarity_floor``: nDCG@10 per corpus, answerable queries
+``search.retrieval.relevance.similarity_floor``: nDCG@10 per corpus, answerable queries
 left empty, the share of no-match queries with no result, and the number of
 results of answerable and unanswerable dev questions.
 """
@@ -113,12 +113,14 @@ class Lists:
 
 def capture(text: str, user: Any) -> Lists:
     """``retrieve(text, user)`` with the floors off, stopped at fusion: the lists it would fuse."""
-    from search import relevance, retrieval
+    from search.retrieval import pipeline as retrieval
+    from search.retrieval import relevance
+    from search.retrieval.fusion import RRF_K
 
     seen: dict[str, Any] = {}
     real_fuse, real_floor = retrieval.fuse, retrieval.similarity_floor
 
-    def keep(keyword, vector, k=retrieval.RRF_K, crosslang=None, translated=None, vector_weight=None):  # type: ignore[no-untyped-def]
+    def keep(keyword, vector, k=RRF_K, crosslang=None, translated=None, vector_weight=None):  # type: ignore[no-untyped-def]
         seen.update(keyword=keyword, vector=vector, crosslang=crosslang or [], translated=translated or [])
         return real_fuse(keyword, vector, k, crosslang=crosslang, translated=translated, vector_weight=vector_weight)
 
@@ -139,7 +141,8 @@ def capture(text: str, user: Any) -> Lists:
 
 def floored_pages(lists: Lists, plain: float, centred: float, confident: float = -1.0, alone: float = 0.0) -> list[int]:
     """The page ids ``retrieve`` gives with these floors, from the lists it fused without them."""
-    from search.retrieval import ChunkHit, answer_elsewhere, fuse
+    from search.retrieval.fusion import answer_elsewhere, fuse
+    from search.retrieval.hits import ChunkHit
 
     vector = [h for h in lists.vector if 1.0 - (h.vector_distance or 0.0) >= plain]
     kept = [h for h in lists.crosslang if 1.0 - (h.vector_distance or 0.0) >= centred]
@@ -295,8 +298,8 @@ def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
 
 def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
     """The queries through ``retrieve`` as served (the configured floor)."""
-    from search.relevance import similarity_floor
-    from search.retrieval import retrieve
+    from search.retrieval.pipeline import retrieve
+    from search.retrieval.relevance import similarity_floor
 
     refs = _refs()
     pages: dict[str, list[int]] = {}
@@ -336,7 +339,7 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
         if queries and queries[0].get("no_match"):
             share = sum(1 for q in queries if not pages[q["qid"]]) / len(queries)
             print(f"  {name}: {100 * share:.1f}% with no result")
-    from search.embedding_switch import query_embedder as serving
+    from search.indexing.model_switch import query_embedder as serving
 
     embedder = serving()
     floor = similarity_floor(embedder.model_name) if embedder else None

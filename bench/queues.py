@@ -169,7 +169,7 @@ def _wait(check: Any, timeout: float) -> float | None:
 
 def run_layout(layout: str, reader: Any, bulk: list[Any], editor_page: Any, edits: int, gap: float) -> dict[str, Any]:
     from handbook.celery import app
-    from search.indexing import pages_needing_index
+    from search.indexing.pipeline import pages_needing_index
     from search.models import Chunk, IndexState
     from search.services import index_enqueue_pages
 

@@ -7,7 +7,7 @@
 Quality: every system answers every query of an eval file as the user of that
 file (see ``bench/common.py``: the user reads exactly the corpora of the file;
 "search everything the user may read"), and each query is scored against its own
-corpus. keyword / vector / hybrid go through ``search.retrieval.retrieve`` (the
+corpus. keyword / vector / hybrid go through ``search.retrieval.pipeline.retrieve`` (the
 product's one query path); the two references rank the same pages (title +
 body, accent-folded, OR of the query words, no stemming): SQLite FTS5 ``bm25()``
 and a plain-Python BM25 (k1 = 1.2, b = 0.75).
@@ -16,7 +16,7 @@ Scale: separate databases on the bench server (``bench_scale_10k``,
 ``bench_scale_100k``), built once from the loaded corpora: the real chunks
 (text, tsvector and vectors copied as they are) and, for 100k, chunks of the
 GitLab and Sourcegraph handbooks made by the product's chunker, inserted with
-COPY, with ``search_vector`` computed in SQL exactly as ``search/indexing.py``
+COPY, with ``search_vector`` computed in SQL exactly as ``search/indexing/pipeline.py``
 does. Their vectors are SYNTHETIC: a real chunk vector picked at random, plus
 Gaussian noise (sigma 0.02 per dimension, cosine ~0.93 to its source),
 normalised. Pages are dealt at random into three spaces holding ~1 %, ~9 % and
@@ -53,7 +53,7 @@ def _modes() -> dict[str, dict[str, bool]]:
     """The product's modes, plus hybrid without its cross-language leg where retrieve() has that switch."""
     import inspect
 
-    from search.retrieval import retrieve
+    from search.retrieval.pipeline import retrieve
 
     modes = dict(MODES)
     if "cross_language" in inspect.signature(retrieve).parameters:
@@ -72,7 +72,7 @@ _WORD = re.compile(r"[0-9a-z]+")
 
 
 def _tokens(text: str) -> list[str]:
-    from search.text import fold_accents
+    from core.text import fold_accents
 
     return _WORD.findall(fold_accents(text).lower())
 
@@ -83,7 +83,7 @@ class Fts5Index:
     name = "fts5-bm25"
 
     def __init__(self, docs: Sequence[tuple[str, str, str]]) -> None:
-        from search.text import fold_accents
+        from core.text import fold_accents
 
         self.db = sqlite3.connect(":memory:")
         self.db.execute(
@@ -144,7 +144,7 @@ class BM25:
 def _product_runs(
     queries: Sequence[dict[str, Any]], user: Any, refs: dict[int, str]
 ) -> dict[str, dict[str, list[str]]]:
-    from search.retrieval import retrieve
+    from search.retrieval.pipeline import retrieve
 
     runs: dict[str, dict[str, list[str]]] = {}
     for mode, options in _modes().items():
@@ -256,7 +256,7 @@ def quality(files: Sequence[str] = ("dev.jsonl", "dev-handbooks.jsonl")) -> None
     common.section(
         "Quality (page level, macro per corpus, answerable queries)",
         common.md_table(("corpus", "system", "queries", "nDCG@10", "Recall@10", "empty lists"), rows),
-        "keyword / vector / hybrid = search.retrieval.retrieve as the file's bench user ('no x-lang leg': "
+        "keyword / vector / hybrid = search.retrieval.pipeline.retrieve as the file's bench user ('no x-lang leg': "
         "cross_language=False); fts5-bm25 and "
         "bm25-python rank the same visible pages; 'own corpus only' = BM25 over the query's corpus alone "
         "(the eval README's reference setting); 'chunks (diagnostic)' = BM25 over the product's chunks, a page "
@@ -594,9 +594,9 @@ def _insert_synthetic(
 ) -> int:
     import numpy as np
 
+    from core.text import fold_accents
     from handbook.models import text_search_config
-    from search.chunking import chunk_markdown
-    from search.text import fold_accents
+    from search.indexing.chunking import chunk_markdown
 
     rng = np.random.default_rng(SEED)
     t = time.monotonic()
@@ -653,7 +653,7 @@ def _insert_synthetic(
     )
     _copy_pages(cursor, pages, space_id)
     t = time.monotonic()
-    # The same weighting as search/indexing.py::_write_search_vectors: title A, heading path B, body D.
+    # The same weighting as search/indexing/pipeline.py::_write_search_vectors: title A, heading path B, body D.
     cursor.execute(
         """
         INSERT INTO search_chunk (id, page_id, revision_id, ordinal, heading, anchor, text, language, content_hash,
@@ -710,7 +710,7 @@ def _clear_query_cache(texts: Sequence[str], model: str) -> None:
 
     from django.core.cache import cache
 
-    # The key format of search/embedding_cache.py; checked below by the cold timings themselves.
+    # The key format of search/retrieval/query_embedding.py; checked below by the cold timings themselves.
     cache.delete_many(["qemb:" + hashlib.sha256(f"{model}\n{t}".encode()).hexdigest() for t in texts])
 
 
@@ -725,7 +725,7 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
 
 
 def _timed_runs(texts: Sequence[str], user: Any, **kwargs: Any) -> dict[str, list[float]]:
-    from search.retrieval import retrieve
+    from search.retrieval.pipeline import retrieve
 
     stages: dict[str, list[float]] = defaultdict(list)
     started = time.perf_counter()
@@ -752,7 +752,7 @@ def _paired_runs(
     The keyword-only reference then sees the same machine state as the hybrid search it is
     compared with (one pass after the other drifted apart by more than the effect measured).
     """
-    from search.retrieval import retrieve
+    from search.retrieval.pipeline import retrieve
 
     hybrid: dict[str, list[float]] = defaultdict(list)
     keyword_only: dict[str, list[float]] = defaultdict(list)
@@ -773,8 +773,8 @@ def _paired_runs(
 def latency(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, Any]:
     from django.contrib.auth.models import User
 
-    from search.embedders import get_embedder
-    from search.retrieval import retrieve
+    from search.indexing.embedders import get_embedder
+    from search.retrieval.pipeline import retrieve
 
     embedder = get_embedder()
     assert embedder is not None
@@ -783,7 +783,7 @@ def latency(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, 
     everyone = users["100%"]
     retrieve("warm up the connection and caches", everyone)
 
-    from search.embedding_cache import query_embedding
+    from search.retrieval.query_embedding import query_embedding
 
     # The model alone, one query at a time (in a search it shares the CPUs with the keyword leg).
     _clear_query_cache(texts, embedder.model_name)
@@ -857,21 +857,22 @@ def _plan(sql: str, params: Any, settings: Sequence[tuple[str, Any]]) -> str:
 
 def _auto_path(visible: list[int]) -> tuple[int, bool]:
     """(estimated visible chunks, exact?) as retrieve() decides under exact=None."""
-    from search import retrieval
-    from search.visibility import VisiblePages
+    from search.retrieval.vector import use_exact_scan
+    from search.retrieval.visibility import VisiblePages
 
     estimate = VisiblePages(visible).estimate[0]
-    return estimate, bool(retrieval.use_exact_scan(visible))
+    return estimate, bool(use_exact_scan(visible))
 
 
 def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, Any]:
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from handbook.permissions import visible_page_ids
-    from search import retrieval
-    from search.embedders import get_embedder
-    from search.embedding_cache import query_embedding
+    from bench.common import visible_page_ids
+    from search.indexing.embedders import get_embedder
+    from search.retrieval import vector as retrieval
+    from search.retrieval.hits import LEG_DEPTH, Filters
+    from search.retrieval.query_embedding import query_embedding
 
     embedder = get_embedder()
     assert embedder is not None
@@ -890,9 +891,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
             ranked: dict[str, list[int]] = {}
             for mode, exact in (("exact", True), ("hnsw", False), ("auto", None)):
                 t = time.perf_counter()
-                hits = retrieval.vector_leg(
-                    vector, embedder.model_name, visible, retrieval.Filters(), retrieval.LEG_DEPTH, exact=exact
-                )
+                hits = retrieval.vector_leg(vector, embedder.model_name, visible, Filters(), LEG_DEPTH, exact=exact)
                 times[mode].append(time.perf_counter() - t)
                 ranked[mode] = [h.chunk_id for h in hits]
             truth10, truth100 = set(ranked["exact"][:10]), set(ranked["exact"])
@@ -903,7 +902,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
                     recalls[f"{mode}_returned_fewer"].append(len(ranked[mode]) < len(ranked["exact"]))
         _hits, captured = _capture_sql(
             lambda v=visible: retrieval.vector_leg(
-                vectors[0], embedder.model_name, v, retrieval.Filters(), retrieval.LEG_DEPTH, exact=False
+                vectors[0], embedder.model_name, v, Filters(), LEG_DEPTH, exact=False
             )
         )
         statement = next((s, p) for s, p in captured if "ORDER BY distance" in s)
@@ -978,7 +977,7 @@ def scale(size: str, sections: Sequence[str] = SCALE_SECTIONS) -> None:
                 rows,
                 digits=1,
             ),
-            "The lists run side by side (search/parallel.py): total < the sum of the columns. With exact "
+            "The lists run side by side (search/retrieval/parallel.py): total < the sum of the columns. With exact "
             "vector search (small visible sets) the vector and language-centred lists share one scan, timed "
             "under vector; x-lang is then their merge only.",
         )
@@ -1072,7 +1071,7 @@ def _stopwords_of_any_language(term_weights: Callable[[list[str]], Any]) -> Call
     """
     from django.db import connection
 
-    from search.lexemes import CONFIGS
+    from search.statistics.term_statistics import CONFIGS
 
     def weights(terms: list[str]) -> Any:
         result = term_weights(terms)
@@ -1093,10 +1092,11 @@ def keyword_cap_effect() -> dict[str, Any]:
     and with stop-words of every language dropped (bench-only prototype)."""
     from django.contrib.auth.models import User
 
+    from bench.common import visible_page_ids
     from handbook.models import Page
-    from handbook.permissions import visible_page_ids
-    from search import retrieval
-    from search.query import parse_query
+    from search.retrieval import keyword as retrieval
+    from search.retrieval.hits import Filters
+    from search.retrieval.query import parse_query
 
     user = User.objects.get(username=BUCKET_USERS[-1][1])
     visible = visible_page_ids(user)
@@ -1121,7 +1121,7 @@ def keyword_cap_effect() -> dict[str, Any]:
                 setattr(retrieval, name, value)  # module globals read by keyword_leg at call time
             try:
                 t = time.perf_counter()
-                hits = retrieval.keyword_leg(parsed, visible, retrieval.Filters())
+                hits = retrieval.keyword_leg(parsed, visible, Filters())
                 times[label].append(time.perf_counter() - t)
             finally:
                 for name, value in saved.items():
@@ -1157,7 +1157,7 @@ def _keyword_matches(parsed: Any, visible: list[int]) -> int:
     """How many visible chunks match the OR of all query words (the keyword leg ranks at most its cap)."""
     from django.db import connection
 
-    from search.query import tsquery_text
+    from search.retrieval.query import tsquery_text
 
     if parsed.is_empty or not visible:
         return 0

@@ -50,8 +50,8 @@ def _code_lines(markdown: str) -> set[str]:
 
 
 def measure(pages: list[dict[str, Any]]) -> dict[str, Any]:
+    from handbook.answer_units import page_units
     from handbook.markdown import markdown_to_text
-    from search.answer_units import page_units
     from summaries.extractive import summarise_extractive
 
     totals = {"old": [0, 0], "new": [0, 0], "new + key points": [0, 0]}
@@ -102,6 +102,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
     import django
 
+    from core import embedded
+
+    embedded.use_if_unconfigured()  # settings only read the environment
     django.setup()
     table = []
     results = {}

@@ -9,11 +9,11 @@ edit (or two, for some words of 8 letters or more): a letter dropped, doubled,
 swapped with the next, or replaced by a neighbour on the keyboard. Written once
 by a seeded script; the original question is kept beside it.
 
-Each misspelt question and its original run through ``search.retrieval.retrieve``
+Each misspelt question and its original run through ``search.retrieval.pipeline.retrieve``
 as the bench user of its eval file (``bench/common.py``), on the corpora already
 loaded (this bench never loads any). Reported per corpus: nDCG@10 of the originals
 and of the misspelt questions, their ratio (goal: >= 0.9), and how often the
-"did you mean" correction (``search.suggest``) gives back the original word.
+"did you mean" correction (``search.retrieval.suggest``) gives back the original word.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ TYPO_FILE = Path(__file__).resolve().parent / "data" / "typo_queries.jsonl"
 def main(argv: Sequence[str] | None = None) -> None:
     common.setup(migrate=False)
     from bench.no_match import indexed_refs, loaded_corpora
+    from core.text import fold_accents
     from handbook.models import Page
-    from search.retrieval import retrieve
-    from search.scopes import reader_of
-    from search.suggest import corrections
-    from search.text import fold_accents
+    from search.retrieval.pipeline import retrieve
+    from search.retrieval.suggest import corrections
+    from search.statistics.scopes import reader_of
 
     loaded = loaded_corpora()
     print(f"loaded corpora: {', '.join(sorted(loaded)) or 'none'}", flush=True)

@@ -17,8 +17,8 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from core.ratelimit import allow, parse_rate
 from handbook.models import LANGUAGES, Page, Space
-from handbook.ratelimit import allow, parse_rate
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def _lock_key(key: str) -> str:
 def login_locked(key: str) -> bool:
     try:
         return bool(cache.get(_lock_key(key)))
-    except Exception:  # cache down: fail open, like handbook.ratelimit
+    except Exception:  # cache down: fail open, like core.ratelimit
         return False
 
 

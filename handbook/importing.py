@@ -17,8 +17,9 @@ from typing import Any
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from core.queues import bulk_work
 from handbook.models import LANGUAGES, Page, Space
-from handbook.queues import bulk_work
+from handbook.page_work import page_changed
 from handbook.services import page_create, page_save
 
 REQUIRED_FIELDS = ("id", "title", "body", "lang")
@@ -134,9 +135,7 @@ def import_item(item: dict[str, Any], space: Space, report: ImportReport, author
                 page.restricted_to_groups.set(restricted)
             if result.revision is None and language_changed:
                 # Same text, other language: the text-search configuration changes, so reindex.
-                from search.services import index_enqueue_page
-
-                index_enqueue_page(result.page)
+                page_changed(result.page)
                 report.updated += 1
             elif result.revision is None:
                 report.unchanged += 1

@@ -13,17 +13,16 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from core import languages
 from handbook.permissions import PageQuerySet, SpaceQuerySet
 
-LANGUAGES = [("en", "English"), ("fr", "Français")]
-
-# Postgres text search configuration for each page language; anything else
-# falls back to "simple" (no stemming, no stop-words) rather than guessing.
-TEXT_SEARCH_CONFIGS = {"en": "english", "fr": "french"}
+LANGUAGES = languages.CHOICES
 
 
 def text_search_config(language: str) -> str:
-    return TEXT_SEARCH_CONFIGS.get((language or "")[:2], "simple")
+    """Postgres text search configuration of a page language ("fr-CA" as "fr"); anything else
+    falls back to "simple" (no stemming, no stop-words) rather than guessing."""
+    return languages.text_search_config((language or "")[:2])
 
 
 class Space(models.Model):
@@ -60,7 +59,7 @@ class Page(models.Model):
     ref = models.CharField(max_length=500, unique=True, default=_new_ref, help_text="Stable external reference.")
     title = models.CharField(max_length=300)
     slug = models.SlugField(max_length=200, allow_unicode=False)
-    language = models.CharField(max_length=8, choices=LANGUAGES, default="en")
+    language = models.CharField(max_length=8, choices=LANGUAGES, default=languages.DEFAULT.code)
     body = models.TextField(blank=True, help_text="Markdown of the published revision.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     published_revision = models.ForeignKey(

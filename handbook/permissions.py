@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from django.apps import apps
 from django.core.exceptions import EmptyResultSet
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
@@ -25,6 +26,12 @@ if TYPE_CHECKING:
     from handbook.models import Page, Space
 
     AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def _model(name: str) -> Any:
+    """The handbook model ``name``, looked up in the app registry: the models module imports the
+    query sets defined here, so this module does not import it back."""
+    return apps.get_model("handbook", name)
 
 
 def user_group_ids(user: Any) -> list[int]:
@@ -42,7 +49,7 @@ def user_group_ids(user: Any) -> list[int]:
 
 
 def _space_member_q(group_ids: list[int], space_field: str = "") -> Q:
-    from handbook.models import Space
+    Space = _model("Space")
 
     prefix = f"{space_field}__" if space_field else ""
     through_viewers = Space.viewer_groups.through
@@ -66,7 +73,7 @@ class SpaceQuerySet(models.QuerySet["Space"]):
             return self.none()
         if user.is_superuser:
             return self.all()
-        from handbook.models import Space
+        Space = _model("Space")
 
         through = Space.editor_groups.through
         group_ids = user_group_ids(user)
@@ -94,7 +101,7 @@ class PageQuerySet(models.QuerySet["Page"]):
 
     def editable_by(self, user: Any) -> PageQuerySet:
         """Pages (drafts included) the user may edit: editors of the space."""
-        from handbook.models import Space
+        Space = _model("Space")
 
         if not getattr(user, "is_authenticated", False) or not user.is_active:
             return self.none()
@@ -109,7 +116,7 @@ class PageQuerySet(models.QuerySet["Page"]):
 
 
 def _restriction_q(group_ids: list[int]) -> Q:
-    from handbook.models import Page
+    Page = _model("Page")
 
     through = Page.restricted_to_groups.through
     restricted = through.objects.filter(page_id=OuterRef("id"))
@@ -142,7 +149,7 @@ def readable_ids_sql_for_groups(group_ids: tuple[int, ...] | None) -> tuple[str,
 @lru_cache(maxsize=1024)
 def _readable_ids_sql(group_ids: tuple[int, ...] | None) -> tuple[str, tuple[Any, ...]]:
     """``visible_page_ids_sql`` for a superuser (``None``) or a member of exactly ``group_ids``."""
-    from handbook.models import Page
+    Page = _model("Page")
 
     pages = Page.objects.published() if group_ids is None else Page.objects.readable_by_groups(list(group_ids))
     try:
@@ -152,28 +159,20 @@ def _readable_ids_sql(group_ids: tuple[int, ...] | None) -> tuple[str, tuple[Any
     return sql, tuple(params)
 
 
-def visible_page_ids(user: Any) -> list[int]:
-    """Ids of the pages the user may read. Searches read them with their plan estimate in one
-    statement instead (``search.visibility.visible_pages``, from ``visible_page_ids_sql``)."""
-    from handbook.models import Page
-
-    return list(Page.objects.visible_to(user).order_by().values_list("id", flat=True))
-
-
 def can_read(user: Any, page: Page) -> bool:
-    from handbook.models import Page
+    Page = _model("Page")
 
     return Page.objects.visible_to(user).filter(pk=page.pk).exists()
 
 
 def can_edit(user: Any, page: Page) -> bool:
-    from handbook.models import Page
+    Page = _model("Page")
 
     return Page.objects.editable_by(user).filter(pk=page.pk).exists()
 
 
 def can_edit_space(user: Any, space: Space) -> bool:
-    from handbook.models import Space
+    Space = _model("Space")
 
     return Space.objects.editable_by(user).filter(pk=space.pk).exists()
 

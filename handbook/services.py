@@ -1,4 +1,5 @@
-"""Writes to the core domain. Every change that affects search enqueues a reindex after commit."""
+"""Writes to the core domain. Every change that affects what readers find is announced
+(``handbook.page_work.page_changed``): indexing and summaries react after commit."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from handbook.models import Page, Revision, SlugRedirect, Space
+from handbook.page_work import page_changed
 
 
 class EditConflict(Exception):
@@ -20,12 +22,6 @@ class EditConflict(Exception):
     def __init__(self, page: Page, latest: Revision, yours_title: str, yours_body: str) -> None:
         super().__init__(f"Page {page.pk} changed since revision you started from (now r{latest.number}).")
         self.page, self.latest, self.yours_title, self.yours_body = page, latest, yours_title, yours_body
-
-
-def _reindex_after_commit(page: Page) -> None:
-    from search.services import index_enqueue_page
-
-    index_enqueue_page(page)
 
 
 def unique_slug(space: Space, title: str, *, exclude_pk: int | None = None) -> str:
@@ -84,7 +80,7 @@ def _publish(page: Page, revision: Revision, author: Any) -> None:
     page.status = Page.Status.PUBLISHED
     page.last_editor = author
     page.save()
-    _reindex_after_commit(page)
+    page_changed(page)
 
 
 @dataclass
@@ -184,7 +180,7 @@ def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
         fields += ["last_editor", "updated_at"]
     page.save(update_fields=fields)
     if page.is_published:
-        _reindex_after_commit(page)
+        page_changed(page)
     return page
 
 
@@ -198,7 +194,7 @@ def page_move(*, page: Page, space: Space) -> Page:
     page.slug = unique_slug(space, page.title, exclude_pk=page.pk)
     page.parent = None  # the old parent stays behind in the old space
     page.save()
-    _reindex_after_commit(page)  # visibility follows the page through SQL; keep the index state fresh too
+    page_changed(page)  # visibility follows the page through SQL; keep the index state fresh too
     return page
 
 
@@ -206,14 +202,14 @@ def page_move(*, page: Page, space: Space) -> Page:
 def page_delete(*, page: Page) -> None:
     Page.objects.filter(pk=page.pk).update(deleted_at=timezone.now())
     page.refresh_from_db()
-    _reindex_after_commit(page)
+    page_changed(page)
 
 
 @transaction.atomic
 def page_undelete(*, page: Page) -> None:
     Page.objects.filter(pk=page.pk).update(deleted_at=None)
     page.refresh_from_db()
-    _reindex_after_commit(page)
+    page_changed(page)
 
 
 @transaction.atomic

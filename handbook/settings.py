@@ -1,7 +1,9 @@
 """Handbook settings: one module, configured from the environment.
 
-Every variable is listed in the README. With nothing configured, the embedded
-Postgres and Redis start on first use (see ``handbook/embedded.py``).
+Every variable is listed in the README. Importing it reads configuration and nothing
+else: with no ``DATABASE_URL`` / ``REDIS_URL``, the entry points (``manage.py``, the
+run, test and bench scripts) start the embedded Postgres and Redis and set them
+before the settings are read (``core/embedded.py``).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
 from accounts.config import parse_group_map
-from handbook import embedded
-from handbook.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
-from handbook.queues import BULK, INTERACTIVE
+from core import languages
+from core.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
+from core.queues import BULK, INTERACTIVE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -77,8 +79,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
-    # Last: it runs read views against a read replica when one is configured (handbook/db_router.py).
-    "handbook.db_router.ReplicaReadsMiddleware",
+    # Last: it runs read views against a read replica when one is configured (core/db_router.py).
+    "core.db_router.ReplicaReadsMiddleware",
 ]
 
 ROOT_URLCONF = "handbook.urls"
@@ -105,9 +107,14 @@ TEMPLATES = [
 # --- Services ----------------------------------------------------------------
 
 DATABASE_URL = env_url("DATABASE_URL", schemes=("postgres", "postgresql"))
-if not DATABASE_URL:
-    DATABASE_URL = embedded.postgres_url()
-_db = dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0))
+REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss", "unix"))
+if PRODUCTION and not (DATABASE_URL and REDIS_URL):
+    raise ImproperlyConfigured("DATABASE_URL and REDIS_URL must be set in production (HANDBOOK_PRODUCTION=true).")
+# Without them only commands that need neither run (collectstatic in the image build):
+# manage.py and the scripts set them, from the embedded services if need be.
+_db = dj_database_url.parse(
+    DATABASE_URL or "postgresql://unconfigured/handbook", conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0)
+)
 if "host" in _db.get("OPTIONS", {}):  # a Unix socket directory given as ?host=
     _db["HOST"] = _db["OPTIONS"].pop("host")
 DATABASES = {"default": _db}
@@ -115,7 +122,7 @@ DATABASES = {"default": _db}
 # Read replicas (README "Scaling out"): searches, Ask retrieval and page reads go to a streaming
 # replica that answers and lags at most DATABASE_REPLICA_MAX_LAG_S (checked every
 # DATABASE_REPLICA_CHECK_S per process); writes, and the reads of whoever wrote in the last
-# DATABASE_PIN_AFTER_WRITE_S, go to the primary. See handbook/db_router.py.
+# DATABASE_PIN_AFTER_WRITE_S, go to the primary. See core/db_router.py.
 DATABASE_REPLICAS: list[str] = []
 for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
     if _url.partition("://")[0] not in ("postgres", "postgresql"):
@@ -133,11 +140,9 @@ DATABASE_REPLICA_CHECK_S = env_float("DATABASE_REPLICA_CHECK_S", 5.0, minimum=0.
 DATABASE_PIN_AFTER_WRITE_S = env_float(
     "DATABASE_PIN_AFTER_WRITE_S", DATABASE_REPLICA_MAX_LAG_S + DATABASE_REPLICA_CHECK_S, minimum=0.0
 )
-DATABASE_ROUTERS = ["handbook.db_router.ReplicaRouter"]
+DATABASE_ROUTERS = ["core.db_router.ReplicaRouter"]
 
-REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss", "unix"))
-if not REDIS_URL:
-    REDIS_URL = embedded.redis_url()
+REDIS_URL = REDIS_URL or "redis://unconfigured:6379"
 
 CACHES = {
     "default": {
@@ -163,7 +168,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A save must not hang when Redis is down: publishing gives up quickly, the page
 # stays marked pending and the periodic sweep enqueues it once Redis is back.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
-# Two queues (handbook/queues.py, README "Scaling out"): the edited page's reindex and summary go
+# Two queues (core/queues.py, README "Scaling out"): the edited page's reindex and summary go
 # to "interactive"; imports, reindex --all, sweeps and the vocabulary rebuild to "bulk". A worker
 # started without -Q consumes both; -Q interactive / -Q bulk dedicates one.
 CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = CELERY_TASK_DEFAULT_ROUTING_KEY = INTERACTIVE
@@ -197,7 +202,7 @@ EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 32, minimum=1, maximum=
 EMBEDDINGS_TIMEOUT_S = env_float("EMBEDDINGS_TIMEOUT_S", 30.0, minimum=0.1)
 EMBEDDINGS_ENABLED = env_bool("EMBEDDINGS_ENABLED", True)
 # Least cosine similarity of a vector hit that counts as a result: "plain" or "plain,centred" for the
-# configured model; unset, the floor calibrated for the model in search/relevance.py (none if unknown).
+# configured model; unset, the floor calibrated for the model in search/retrieval/relevance.py (none if unknown).
 EMBEDDINGS_SIMILARITY_FLOOR = env_str("EMBEDDINGS_SIMILARITY_FLOOR", "")
 
 LLM_BASE_URL = env_url("LLM_BASE_URL", schemes=("http", "https"))
@@ -209,11 +214,12 @@ if LLM_BASE_URL and not LLM_MODEL:
     raise ImproperlyConfigured("LLM_BASE_URL is set but LLM_MODEL is not.")
 
 # With an LLM configured: a submitted query's translation is fetched by a worker and used from
-# the next search of that query on; no search waits for it (search/translation.py).
+# the next search of that query on; no search waits for it (search/retrieval/query_translation.py).
 SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)
-# Without an LLM: translate query words through the embedding model's nearest words (search/lexicon.py).
+# Without an LLM: translate query words through the embedding model's nearest words
+# (search/statistics/word_translation.py).
 SEARCH_WORD_TRANSLATION = env_bool("SEARCH_WORD_TRANSLATION", True)
-# Run a search's keyword, vector and translated lists at once, on separate connections (search/parallel.py).
+# Run a search's keyword, vector and translated lists at once, on separate connections (search/retrieval/parallel.py).
 SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
@@ -316,7 +322,7 @@ AUTHENTICATION_BACKENDS = [
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 1209600, minimum=60)
 
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
-LANGUAGES = [("en", "English"), ("fr", "Français")]
+LANGUAGES = languages.CHOICES
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")
 USE_I18N = True

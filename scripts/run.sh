@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 PORT="${PORT:-8000}"
 export DEBUG="${DEBUG:-true}"
+# With no DATABASE_URL / REDIS_URL, the embedded services (started now) serve every process below.
+eval "$($BIN/python -m core.embedded env)"
 
 started=$(date +%s.%N)
 $BIN/python manage.py migrate --noinput -v 0

@@ -18,8 +18,10 @@ fi
 DATA_DIR="$(mktemp -d "${TMPDIR:-/tmp}/handbook-test.XXXXXX")"
 export HANDBOOK_DATA_DIR="$DATA_DIR"
 unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
+# Settings only read the environment: start the throw-away services and point everything at them.
+eval "$($BIN/python -m core.embedded env)"
 cleanup() {
-  HANDBOOK_DATA_DIR="$DATA_DIR" $BIN/python -m handbook.embedded stop >/dev/null 2>&1 || true
+  HANDBOOK_DATA_DIR="$DATA_DIR" $BIN/python -m core.embedded stop >/dev/null 2>&1 || true
   rm -rf "$DATA_DIR"
 }
 trap cleanup EXIT

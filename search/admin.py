@@ -8,7 +8,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from handbook.models import Page
-from search.embedders import active_model_name
+from search.indexing.embedders import active_model_name
 from search.models import AskLog, Chunk, IndexState, LexiconWord
 
 
@@ -116,12 +116,3 @@ class AskLogAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False
-
-
-def content_gaps():  # type: ignore[no-untyped-def]
-    return (
-        AskLog.objects.filter(Q(mode=AskLog.Mode.NO_ANSWER) | Q(helpful=False))
-        .values("question")
-        .annotate(times=Count("id"))
-        .order_by("-times")
-    )

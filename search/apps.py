@@ -4,3 +4,24 @@ from django.apps import AppConfig
 class SearchConfig(AppConfig):
     name = "search"
     verbose_name = "Search index"
+
+    def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+        from django.db.models.signals import post_migrate
+
+        from handbook import page_work
+        from search import pgvector_types, services
+
+        connection_created.connect(pgvector_types.on_connection_created, dispatch_uid="search.pgvector_types")
+        post_migrate.connect(pgvector_types.after_migrate, dispatch_uid="search.pgvector_types.migrate")
+
+        page_work.register(
+            page_work.PageWork(
+                name="index",
+                enqueue=lambda page, queue: services.index_enqueue_page(page, queue=queue),
+                pending=services.pages_not_indexed,
+                run_inline=services.index_page_inline,
+                # The word-translation vocabulary follows a corpus load (queued behind its indexing).
+                after_bulk=services.lexicon_enqueue,
+            )
+        )

@@ -3,14 +3,32 @@
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
-from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models import Q
+from django.db.models import Func, Q
+from django.db.models.functions import Cast
+from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
-from pgvector.django import VectorField
+from pgvector.django import HnswIndex, VectorField
 
+from core import languages
 from handbook.models import Page, Revision
+
+HNSW_DIMENSIONS = 384  # the dimension the HNSW indexes cover; other dimensions are searched exactly
+
+
+def _hnsw_index(name: str, condition: Q | None = None) -> HnswIndex:
+    """A cosine HNSW index over the ``HNSW_DIMENSIONS``-dimension embeddings (``condition``: a partition)."""
+    dims = Func("embedding", function="vector_dims", output_field=models.IntegerField())
+    where = Q(Exact(dims, HNSW_DIMENSIONS))
+    return HnswIndex(
+        OpClass(Cast("embedding", VectorField(dimensions=HNSW_DIMENSIONS)), name="vector_cosine_ops"),
+        name=name,
+        m=16,
+        ef_construction=64,
+        condition=where & condition if condition is not None else where,
+    )
 
 
 class Chunk(models.Model):
@@ -30,7 +48,7 @@ class Chunk(models.Model):
     embedded_at = models.DateTimeField(null=True, blank=True)
     # While the index moves to another embedding model, its vectors are built
     # here; search keeps serving ``embedding`` until every chunk has one, then
-    # the two swap in a single UPDATE (see ``search/embedding_switch.py``).
+    # the two swap in a single UPDATE (see ``search/indexing/model_switch.py``).
     next_embedding = VectorField(null=True)
     next_embedding_model = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -41,17 +59,24 @@ class Chunk(models.Model):
             # One full-text index per language partition: the keyword leg searches each language
             # with its own config, and a shared index made the French pass walk every English
             # chunk that happens to share a stem (then throw it away).
-            GinIndex(fields=["search_vector"], name="chunk_search_vector_en", condition=Q(language="en")),
-            GinIndex(fields=["search_vector"], name="chunk_search_vector_fr", condition=Q(language="fr")),
+            *(
+                GinIndex(fields=["search_vector"], name=f"chunk_search_vector_{code}", condition=Q(language=code))
+                for code in languages.CODES
+            ),
             GinIndex(
                 fields=["search_vector"],
                 name="chunk_search_vector_other",
-                condition=~Q(language__in=["en", "fr"]),
+                condition=~Q(language__in=list(languages.CODES)),
             ),
             models.Index(fields=["page", "content_hash"], name="chunk_page_hash"),
             models.Index(fields=["embedding_model"], name="chunk_embedding_model"),
             # The way into a small language partition, searched exactly by the cross-language leg.
             models.Index(fields=["language"], name="chunk_language"),
+            # HNSW graphs for the vector lists: one over every chunk and one per language partition
+            # (the cross-language leg walks each language apart). ``embedding`` has no fixed dimension,
+            # so each is an expression index over the vectors of one dimension (search/retrieval/vector.py).
+            _hnsw_index("chunk_embedding_hnsw_384"),
+            *(_hnsw_index(f"chunk_embedding_hnsw_384_{code}", Q(language=code)) for code in languages.CODES),
         ]
 
     def __str__(self) -> str:
@@ -148,8 +173,8 @@ class LexemeStat(models.Model):
 
     A scope is the published pages of one space with one restriction (``groups``, empty when
     unrestricted): a reader's document frequencies are the sum over the scopes they may read,
-    so hidden pages never move a reader's ranking (``search/scopes.py``). Refreshed in bulk
-    (``search/lexemes.py``), not on every write, so indexing never contends on hot rows; a
+    so hidden pages never move a reader's ranking (``search/statistics/scopes.py``). Refreshed in bulk
+    (``search/statistics/term_statistics.py``), not on every write, so indexing never contends on hot rows; a
     lexeme newer than the last refresh counts as rare, which is what it is.
     """
 
@@ -171,7 +196,7 @@ class LexemeStat(models.Model):
 class LexiconWord(models.Model):
     """A frequent word of one handbook language and its vector: the dictionary of word translation.
 
-    Built from the chunks by ``search/lexicon.py`` with the serving query embedder; a query word
+    Built from the chunks by ``search/statistics/word_translation.py`` with the serving query embedder; a query word
     is translated into the nearest word of the other language (see that module).
     """
 
@@ -180,7 +205,7 @@ class LexiconWord(models.Model):
     word = models.CharField(max_length=100)
     chunks = models.PositiveIntegerField(help_text="Chunks of the language that contain the word.")
     embedding = VectorField()
-    # The word's chunk count in each readership scope where it is frequent (search/scopes.py):
+    # The word's chunk count in each readership scope where it is frequent (search/statistics/scopes.py):
     # "<space>" or "<space>:<group>.<group>" keys, counts in the same order.
     scopes = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     scope_chunks = ArrayField(models.IntegerField(), default=list, blank=True)

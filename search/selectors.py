@@ -11,11 +11,12 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
+from core.text import STOPWORDS, fold_accents
 from handbook.models import Page
-from search.models import Chunk
-from search.query import QueryError, parse_query
-from search.retrieval import Retrieval, retrieve
-from search.text import STOPWORDS, fold_accents
+from search import resolve
+from search.retrieval.hits import Retrieval
+from search.retrieval.pipeline import retrieve
+from search.retrieval.query import QueryError, parse_query
 
 SNIPPET_CHARS = 240
 MAX_PER_PAGE = 50
@@ -145,8 +146,8 @@ def search_pages(
     # taken from it, so "14 pages found" never sits beside a facet of 13. A filter narrows that
     # set (it does not run a second search that would rank and cut differently).
     retrieval: Retrieval = retrieve(query, user)
-    found = {p.pk: p for p in Page.objects.filter(id__in=[h.page_id for h in retrieval.pages]).select_related("space")}
-    hits = [h for h in retrieval.pages if h.page_id in found]  # a page deleted meanwhile is not counted
+    found = resolve.readable_pages(user, [h.page_id for h in retrieval.pages])
+    hits = [h for h in retrieval.pages if h.page_id in found]  # a page deleted or hidden meanwhile is not counted
     facets = _facets([found[h.page_id] for h in hits], space, language)
     hits = [
         h
@@ -159,7 +160,7 @@ def search_pages(
     window = hits[(page - 1) * per_page : page * per_page]
     shown = {h.page_id: found[h.page_id] for h in window}
     chunk_ids = [c.chunk_id for h in window for c in h.chunks[:3]]
-    chunks = {c.pk: c for c in Chunk.objects.filter(id__in=chunk_ids).only("id", "anchor", "heading", "text")}
+    chunks = resolve.chunks(chunk_ids, "id", "anchor", "heading", "text")
     summaries: dict[int, Any] = {}
     if with_summaries:
         from summaries.selectors import summaries_for_pages
@@ -208,7 +209,7 @@ def search_pages(
 
 
 def _first_sentence(text: str) -> str:
-    from search.text import split_sentences
+    from core.text import split_sentences
 
     sentences = split_sentences(text)
     return sentences[0] if sentences else text[:200]

@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from search.embedders import EmbeddingError
+from search.indexing.embedders import EmbeddingError
 
 logger = logging.getLogger(__name__)
 
@@ -22,16 +22,9 @@ logger = logging.getLogger(__name__)
     max_retries=6,
 )
 def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
-    from search.indexing import page_reindex
+    from search.indexing.pipeline import page_reindex
 
-    result = page_reindex(page_id=page_id, revision_id=revision_id)
-    if result.status in ("indexed", "pending"):
-        from handbook.queues import queue_of
-        from summaries.tasks import summarise_page
-
-        # The summary follows its reindex: an editor's on the interactive queue, an import's on bulk.
-        summarise_page.apply_async((page_id, revision_id), queue=queue_of(self.request))
-    return result.status
+    return page_reindex(page_id=page_id, revision_id=revision_id).status
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -84,6 +77,6 @@ def purge_old_logs() -> dict[str, int]:
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def fetch_query_translation(text: str, source: str, target: str, user_id: int | None = None) -> str:
     """The model's translation of a submitted query, for the next search of it (search never waits)."""
-    from search.translation import translation_fetch
+    from search.retrieval.query_translation import translation_fetch
 
     return translation_fetch(text=text, source=source, target=target, user_id=user_id)

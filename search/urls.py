@@ -1,10 +1,11 @@
 from django.urls import path
 
 from search import views
+from search.ask import views as ask_views
 
 urlpatterns = [
     path("search/", views.search_view, name="search"),
-    path("ask/", views.ask_view, name="ask"),
-    path("ask/stream/", views.ask_stream_view, name="ask_stream"),
-    path("ask/feedback/", views.ask_feedback_view, name="ask_feedback"),
+    path("ask/", ask_views.ask_view, name="ask"),
+    path("ask/stream/", ask_views.ask_stream_view, name="ask_stream"),
+    path("ask/feedback/", ask_views.ask_feedback_view, name="ask_feedback"),
 ]

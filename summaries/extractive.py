@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from search.answer_units import Unit, page_units
-from search.text import content_words, split_sentences, words
+from core.text import content_words, split_sentences, words
+from handbook.answer_units import Unit, page_units
 
 __all__ = ["ExtractiveSummary", "summarise_extractive"]
 

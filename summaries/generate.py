@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from search.llm import LLMError, chat_json
+from core.llm import LLMError, chat_json
+from core.llm_replies import SummaryReply, parse_reply
 
 # Roughly 3,000 tokens of input: enough for most pages in one call, small enough for any model.
 INPUT_CAP_CHARS = 12_000
@@ -24,13 +25,11 @@ class LLMSummary:
 
 
 def _validate(reply: dict) -> LLMSummary:  # type: ignore[type-arg]
-    summary = reply.get("summary")
-    points = reply.get("key_points", [])
-    if not isinstance(summary, str) or not summary.strip():
+    parsed = parse_reply(SummaryReply, reply)
+    if not parsed.summary.strip():
         raise LLMError("reply has no summary")
-    if not isinstance(points, list) or not all(isinstance(p, str) for p in points):
-        raise LLMError("key_points is not a list of strings")
-    return LLMSummary(summary.strip()[:2000], [p.strip()[:300] for p in points if p.strip()][:5])
+    points = [p.strip()[:300] for p in parsed.key_points if p.strip()][:5]
+    return LLMSummary(parsed.summary.strip()[:2000], points)
 
 
 def _summarise_text(title: str, text: str) -> LLMSummary:

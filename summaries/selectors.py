@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from django.db.models import QuerySet
 
-from handbook.models import Page, Revision
+from handbook.models import Page
 from summaries.models import Summary
 
 
@@ -16,7 +16,7 @@ def source_hash(title: str, body: str) -> str:
 
 
 def summary_method() -> str:
-    from search.llm import llm_configured
+    from core.llm import llm_configured
 
     return Summary.Method.LLM if llm_configured() else Summary.Method.EXTRACTIVE
 
@@ -75,7 +75,3 @@ def pages_without_current_summary(pages: QuerySet[Page]) -> list[int]:
         if not done.exists():
             missing.append(page_id)
     return missing
-
-
-def revision_is_current(page_id: int, revision_id: int | None) -> bool:
-    return Revision.objects.filter(pk=revision_id, page__published_revision_id=revision_id, page_id=page_id).exists()

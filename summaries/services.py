@@ -6,11 +6,12 @@ import logging
 
 from django.db import IntegrityError, transaction
 
+from core.queues import enqueue
 from handbook.markdown import markdown_to_text
 from handbook.models import Page
 from summaries.extractive import summarise_extractive
 from summaries.models import Summary
-from summaries.selectors import source_hash, summary_method
+from summaries.selectors import pages_without_current_summary, source_hash, summary_method
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def summary_generate(
 
     text = markdown_to_text(revision.body)
     if method == Summary.Method.LLM:
-        from search.llm import LLMError, LLMUnavailable
+        from core.llm import LLMError, LLMUnavailable
         from summaries.generate import summarise_llm
 
         try:
@@ -88,3 +89,30 @@ def _store_failure(page, revision, digest, error):  # type: ignore[no-untyped-de
         method=Summary.Method.LLM,
         defaults={"revision": revision, "status": Summary.Status.FAILED, "error": error[:2000], "text": ""},
     )
+
+
+def summary_enqueue(page: Page, *, queue: str) -> None:
+    """Queue the summary of the page's published revision once the transaction commits.
+
+    Independent of indexing: summaries read the page's text, never its chunks, so an
+    embedding outage does not hold them up.
+    """
+    from kombu.exceptions import OperationalError
+
+    page_id, revision_id = page.pk, page.published_revision_id
+
+    def send() -> None:
+        try:
+            enqueue("summaries.tasks.summarise_page", page_id, revision_id, queue=queue)
+        except OperationalError as exc:  # broker down: the next change or reindex queues it again
+            logger.error("could not enqueue the summary of page %s: %s", page_id, exc)
+
+    transaction.on_commit(send)
+
+
+def pages_unsummarised(page_ids: list[int]) -> set[int]:
+    return set(pages_without_current_summary(Page.objects.filter(id__in=page_ids)))
+
+
+def summary_inline(page: Page) -> None:
+    summary_generate(page_id=page.pk, revision_id=page.published_revision_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from search.llm import LLMUnavailable
+from core.llm import LLMUnavailable
 
 
 @shared_task(

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _no_similarity_floor(settings):  # type: ignore[no-untyped-def]
     """Every nearest neighbour counts, as before the floor existed.
 
-    The floor of ``search/relevance.py`` is calibrated on real corpora, where meaning scores
+    The floor of ``search/retrieval/relevance.py`` is calibrated on real corpora, where meaning scores
     spread; in a handbook of five short pages a fair paraphrase scores beneath it (0.82) and
     would find nothing. Tests of the floor itself (``tests/search/test_floor.py``, suggestions,
     the hidden-statistics proof) set ``EMBEDDINGS_SIMILARITY_FLOOR = ""``: the calibrated one.
@@ -54,7 +54,7 @@ def _search_pool_connections_closed(django_db_setup: Any) -> Iterator[None]:
     """Searches outside a transaction (live server, transactional tests) leave pool connections
     open; they are closed before the test database is dropped."""
     yield
-    from search import parallel
+    from search.retrieval import parallel
 
     parallel.close_connections()
 

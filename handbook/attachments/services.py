@@ -134,8 +134,3 @@ def attachment_create(
 def file_sha256(path: PurePath | str) -> str:
     with open(path, "rb") as stream:
         return _sha256(stream)
-
-
-def attachment_delete(*, attachment: Attachment) -> None:
-    attachment.file.delete(save=False)
-    attachment.delete()

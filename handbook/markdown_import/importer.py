@@ -9,12 +9,10 @@ finds the pages whose file is gone.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
@@ -23,6 +21,7 @@ import frontmatter
 from django.db import transaction
 from django.utils.text import slugify
 
+from core.queues import bulk_work
 from handbook.attachments.models import Attachment
 from handbook.attachments.services import (
     AttachmentRejected,
@@ -31,108 +30,25 @@ from handbook.attachments.services import (
     clean_name,
     file_sha256,
 )
-from handbook.markdown import markdown_to_text
 from handbook.markdown_import.cleanup import clean_markdown
 from handbook.markdown_import.links import is_external, rewrite_targets
-from handbook.models import LANGUAGES, Page, Space
-from handbook.queues import bulk_work
+from handbook.markdown_import.sources import (
+    IGNORED_DIRS,
+    INDEX_NAMES,
+    MARKDOWN_SUFFIXES,
+    MAX_PAGE_BYTES,
+    PUBLIC_DIRS,
+    ImportReport,
+    Source,
+    first_heading,
+    humanize,
+    is_index,
+    page_language,
+    page_ref,
+    path_key,
+)
+from handbook.models import Page, Space
 from handbook.services import page_create, page_delete, page_save, page_set_parent, page_undelete
-
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-INDEX_NAMES = ("index.md", "README.md", "readme.md", "_index.md", "index.markdown")
-# Folders a site keeps its tooling, dependencies or build output in: never pages.
-IGNORED_DIRS = {"node_modules", "_site", "site", "public", "dist", "build", "vendor", "__pycache__"}
-# Where generators serve "/x.png" from, besides the root.
-PUBLIC_DIRS = ("", "public", ".vuepress/public", "static", "assets", "src")
-MAX_PAGE_BYTES = 2_000_000
-KNOWN_LANGUAGES = {code for code, _name in LANGUAGES}
-
-
-@dataclass
-class ImportReport:
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    archived: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # page whose file is gone, kept (no --delete-missing)
-    broken_links: list[tuple[str, str]] = field(default_factory=list)  # (file, target)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
-    attachments_created: int = 0
-    page_ids: list[int] = field(default_factory=list)
-
-    def summary(self) -> str:
-        return (
-            f"{len(self.created)} created, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
-            f"{len(self.archived)} archived, {len(self.missing)} missing (not archived), "
-            f"{len(self.broken_links)} broken link(s), {len(self.skipped)} skipped file(s), "
-            f"{self.attachments_created} attachment(s) stored"
-        )
-
-
-@dataclass
-class Source:
-    rel: PurePosixPath
-    title: str
-    language: str
-    body: str  # cleaned, links not yet rewritten
-    ref: str
-    permalink: str | None = None  # the front matter's address, as a key (see _key)
-    page: Page | None = None
-    slug: str = ""
-
-
-def page_ref(space: Space, rel: PurePosixPath) -> str:
-    ref = f"md:{space.slug}:{rel.as_posix()}"
-    return ref if len(ref) <= 480 else f"md:{space.slug}:#{hashlib.sha256(str(rel).encode()).hexdigest()}"
-
-
-def _key(path: str) -> str:
-    """A site path or file path reduced to what both have in common: "a/b/" ~ "a/b.md" ~ "a/b/index.html"."""
-    path = unquote(path).strip().strip("/").lower()
-    for suffix in (".html", ".htm", ".md", ".markdown"):
-        if path.endswith(suffix):
-            path = path[: -len(suffix)]
-            break
-    for index in ("index", "readme", "_index"):
-        if path == index:
-            return ""
-        if path.endswith("/" + index):
-            return path[: -len(index) - 1]
-    return path
-
-
-def _is_index(rel: PurePosixPath) -> bool:
-    return rel.name.lower() in {n.lower() for n in INDEX_NAMES}
-
-
-def _humanize(stem: str) -> str:
-    stem = re.sub(r"^\d+[-_.\s]+", "", stem)  # "2-phase-concertation" → "phase concertation"
-    words = re.sub(r"[-_]+", " ", stem).strip()
-    return words[:1].upper() + words[1:] if words else stem
-
-
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_SETEXT = re.compile(r"^(\S[^\n]*)\n(=+|-+)[ \t]*$", re.MULTILINE)
-
-
-def _first_heading(body: str) -> str:
-    found = [(m.start(), m.group(2)) for m in _HEADING.finditer(body)]
-    found += [(m.start(), m.group(1)) for m in _SETEXT.finditer(body) if not m.group(1).startswith(("|", "-", "*"))]
-    if not found:
-        return ""
-    text = min(found)[1]
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
-    return re.sub(r"[*_`]+", "", text).strip()
-
-
-def _language(meta: dict[str, Any], body: str) -> str:
-    for name in ("lang", "language", "locale"):
-        value = str(meta.get(name) or "").strip().lower()[:2]
-        if value in KNOWN_LANGUAGES:
-            return value
-    from search.text import detect_language  # the project's one language detector
-
-    return detect_language(markdown_to_text(body)[:5000] or body[:5000], default="en", choices=sorted(KNOWN_LANGUAGES))
 
 
 class MarkdownTreeImport:
@@ -197,23 +113,23 @@ class MarkdownTreeImport:
             self.report.skipped.append((str(rel), "not published by the site (permalink/published: false)"))
             return None
         body = clean_markdown(content)
-        title = str(meta.get("title") or "").strip() or _first_heading(body)
+        title = str(meta.get("title") or "").strip() or first_heading(body)
         if not title:
-            title = _humanize(rel.parent.name if _is_index(rel) and rel.parent.name else rel.stem) or rel.stem
+            title = humanize(rel.parent.name if is_index(rel) and rel.parent.name else rel.stem) or rel.stem
         permalink = meta.get("permalink")
         return Source(
             rel=rel,
             title=title[:300],
-            language=_language(meta, body),
+            language=page_language(meta, body),
             body=body,
             ref=page_ref(self.space, rel),
-            permalink=_key(permalink) if isinstance(permalink, str) else None,
+            permalink=path_key(permalink) if isinstance(permalink, str) else None,
         )
 
     def index_sources(self) -> None:
         suffix_hits: dict[str, set[PurePosixPath]] = {}
         for rel, source in self.sources.items():
-            key = _key(rel.as_posix())
+            key = path_key(rel.as_posix())
             self.by_key[key] = rel
             if source.permalink is not None:
                 self.by_permalink[source.permalink] = rel
@@ -236,7 +152,7 @@ class MarkdownTreeImport:
             return "page", rel
         if rel is not None and rel in self.files:
             return "file", rel
-        key = _key(candidate)
+        key = path_key(candidate)
         if key in self.by_key:
             return "page", self.by_key[key]
         return None
@@ -244,7 +160,7 @@ class MarkdownTreeImport:
     def resolve(self, target: str, source: Source) -> tuple[str, PurePosixPath] | None:
         path = unquote(target.split("#", 1)[0].split("?", 1)[0]).strip()
         if path.startswith("/"):
-            key = _key(path)
+            key = path_key(path)
             if key in self.by_permalink:
                 return "page", self.by_permalink[key]
             for public in PUBLIC_DIRS:
@@ -258,14 +174,14 @@ class MarkdownTreeImport:
         if found:
             return found
         # Generators publish "a/b.md" at "a/b/": a link relative to that address.
-        url_base = _key(source.rel.as_posix())
-        if not _is_index(source.rel):
-            key = _key(posixpath.normpath(posixpath.join(url_base, path)))
+        url_base = path_key(source.rel.as_posix())
+        if not is_index(source.rel):
+            key = path_key(posixpath.normpath(posixpath.join(url_base, path)))
             if key in self.by_permalink:
                 return "page", self.by_permalink[key]
             if key in self.by_key:
                 return "page", self.by_key[key]
-        key = _key(posixpath.normpath(posixpath.join(url_base if not _is_index(source.rel) else base, path)))
+        key = path_key(posixpath.normpath(posixpath.join(url_base if not is_index(source.rel) else base, path)))
         if key in self.by_permalink:
             return "page", self.by_permalink[key]
         if path and not path.startswith("."):  # "team/finance/" written against the site root
@@ -371,8 +287,8 @@ class MarkdownTreeImport:
         self.report.page_ids.append(source.page.pk)
 
     def _parent_of(self, rel: PurePosixPath) -> PurePosixPath | None:
-        folder = rel.parent.parent if _is_index(rel) else rel.parent
-        if _is_index(rel) and rel.parent == PurePosixPath("."):
+        folder = rel.parent.parent if is_index(rel) else rel.parent
+        if is_index(rel) and rel.parent == PurePosixPath("."):
             return None
         while True:
             for name in INDEX_NAMES:

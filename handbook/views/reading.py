@@ -1,4 +1,4 @@
-"""Reading: home, a space with its page tree, a page with its summary."""
+"""Reading: home, a space with its page tree, a page (its summary comes from the ``summaries`` tag)."""
 
 from __future__ import annotations
 
@@ -54,9 +54,6 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
     except Http404:
         return _redirect_old_slug(request, space_slug, page_slug)
 
-    from summaries.selectors import summary_for_page
-
-    summary, summary_updating = summary_for_page(page=page, user=request.user)
     # render_markdown escapes raw HTML and runs the result through an nh3
     # allow-list (no scripts, event handlers or javascript: URLs), so its
     # output - and only its output - may be marked safe.
@@ -71,10 +68,6 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
             "title_anchor": title_anchor,
             # The title is the header now: the contents list starts below it.
             "toc": [h for h in table_of_contents(page.body) if h["id"] != title_anchor],
-            "summary": summary,
-            # Extractive key points often repeat the summary's own sentences: show only new ones.
-            "key_points": [p for p in (summary.key_points if summary else []) if p not in summary.text],
-            "summary_updating": summary_updating,
             "revision": page.published_revision,
             "can_edit": can_edit(request.user, page),
             "can_admin": can_admin_space(request.user, page.space),

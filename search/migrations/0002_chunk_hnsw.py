@@ -3,7 +3,7 @@
 The embedding column has no fixed dimension (a model change may bring another
 one), so the index is an expression index over ``embedding::vector(384)``,
 partial on rows of that dimension. Queries use the same expression and
-predicate so the planner can match it (see ``search/vector_leg.py``). Another
+predicate so the planner can match it (see ``search/retrieval/vector.py``). Another
 dimension needs another such index; until then its vectors are searched
 exactly.
 """

@@ -20,18 +20,8 @@ from typing import Any
 import pytest
 
 from tests.fake_llm import Reply
-from tests.security.hostile import (
-    CONTEXTS,
-    ForeignSink,
-    HostileBrowser,
-    HostileReport,
-    create_pages,
-    generate,
-    llm_output,
-    run_llm_output,
-    run_payloads,
-    sample,
-)
+from tests.security.hostile import HostileBrowser, HostileReport, create_pages, run_llm_output, run_payloads
+from tests.security.hostile_payloads import CONTEXTS, ForeignSink, generate, llm_output, sample
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -28,7 +28,7 @@ def _env(data_dir: str) -> dict[str, str]:
 
 def _embedded(data_dir: str, command: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "handbook.embedded", command],
+        [sys.executable, "-m", "core.embedded", command],
         cwd=ROOT,
         env=_env(data_dir),
         stdout=subprocess.PIPE,
@@ -123,7 +123,7 @@ def test_postgres_runs_with_the_configured_shared_buffers(concurrent_urls):  # t
 def test_a_bad_shared_buffers_value_is_a_clear_error(data_dir, concurrent_urls):  # type: ignore[no-untyped-def]
     env = {**_env(data_dir), "HANDBOOK_PG_SHARED_BUFFERS": "lots"}
     result = subprocess.run(
-        [sys.executable, "-m", "handbook.embedded", "start"], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "core.embedded", "start"], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert result.returncode != 0
     assert "shared_buffers = 'lots' is not a valid size" in result.stderr
@@ -163,4 +163,4 @@ def test_unknown_command_is_a_usage_error(data_dir):  # type: ignore[no-untyped-
     process = _embedded(data_dir, "restart")
     _out, err = process.communicate(timeout=60)
     assert process.returncode == 2
-    assert "usage: python -m handbook.embedded [start|stop]" in err
+    assert "usage: python -m core.embedded [start|stop]" in err

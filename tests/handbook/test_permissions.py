@@ -12,7 +12,6 @@ from handbook.permissions import (
     can_edit,
     can_edit_space,
     can_read,
-    visible_page_ids,
     visible_page_ids_sql,
 )
 from handbook.services import (
@@ -24,6 +23,7 @@ from handbook.services import (
     page_undelete,
     space_set_groups,
 )
+from tests.readers import visible_page_ids
 
 pytestmark = pytest.mark.django_db
 
@@ -279,7 +279,7 @@ def test_visible_page_ids_sql_follows_group_changes(world):  # type: ignore[no-u
 
 @pytest.mark.parametrize("name", ["viewer", "editor", "payroll", "payroll_only", "nobody", "root"])
 def test_visible_pages_for_search_match_the_queryset(world, name):  # type: ignore[no-untyped-def]
-    from search.visibility import VisiblePages, visible_pages
+    from search.retrieval.visibility import VisiblePages, visible_pages
 
     user = world[name]
     visible = visible_pages(user)  # what a search filters with, and its plan estimate, in one statement
@@ -290,7 +290,7 @@ def test_visible_pages_for_search_match_the_queryset(world, name):  # type: igno
 def test_visible_pages_follow_membership_and_restriction_changes(world):  # type: ignore[no-untyped-def]
     """The SQL for a set of groups is compiled once; who is in which group, and which pages are
     restricted, are still read on every call."""
-    from search.visibility import visible_pages
+    from search.retrieval.visibility import visible_pages
 
     viewer, payroll = world["viewer"], Group.objects.get(name="payroll")
     before = set(visible_pages(viewer))

@@ -16,7 +16,7 @@ from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test.utils import CaptureQueriesContext
 
-from handbook.db_router import (
+from core.db_router import (
     ReplicaRouter,
     read_alias,
     reading_from,
@@ -96,7 +96,7 @@ def test_router_sends_content_reads_of_a_read_scope_to_its_alias(settings):  # t
 
 
 def test_a_lagging_replica_is_not_used(settings, monkeypatch):  # type: ignore[no-untyped-def]
-    from handbook import db_router
+    from core import db_router
 
     settings.DATABASE_REPLICAS = ["replica1"]
     settings.DATABASE_REPLICA_MAX_LAG_S = 2.0

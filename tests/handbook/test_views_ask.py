@@ -76,16 +76,16 @@ def test_no_answer_says_so_and_links_to_search(client, handbook):
 
 
 def test_outdated_citation_is_flagged(client, handbook, monkeypatch):
-    from search import answers
+    from search.ask import answers
 
-    original = answers._mark_outdated
+    original = answers.mark_outdated
 
     def everything_outdated(answer):  # type: ignore[no-untyped-def]
         original(answer)
         for citation in answer.citations:
             citation.outdated = True
 
-    monkeypatch.setattr(answers, "_mark_outdated", everything_outdated)
+    monkeypatch.setattr(answers, "mark_outdated", everything_outdated)
     client.force_login(handbook.reader)
     html = client.post("/ask/", {"q": "how many days can staff work from home?"}, **HX).content.decode()
     assert "source updated since" in html

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from search import extractive_answer
-from search.answers import answer_question
+from search.ask import extractive as extractive_answer
+from search.ask.answers import answer_question
 
 DEMO = Path(__file__).resolve().parents[2] / "handbook" / "demo"
 DEMO_SPACES = ("people", "finance", "it")
@@ -33,7 +33,7 @@ DEMO_PAGES = {
 
 @pytest.fixture
 def demo(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
-    from search.text import detect_language
+    from core.text import detect_language
 
     for slug in DEMO_SPACES:
         space = make_space(slug, viewers=("staff",))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from search.answer_units import page_units, sentence_units
-from search.extractive_answer import asked_kind
+from handbook.answer_units import page_units, sentence_units
+from search.ask.extractive import asked_kind
 
 PER_DIEM = """# Indemnités journalières
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from search.answers import AskError, answer_question, stream_answer
+from search.ask.answers import AskError, answer_question, stream_answer
+from search.ask.feedback import FeedbackError, feedback_record
 from search.models import AskLog
-from search.services_feedback import FeedbackError, feedback_record
 from tests.fake_llm import Reply
 
 LEAVE = """# Annual leave
@@ -249,9 +249,9 @@ BENEFITS = (
 @pytest.mark.django_db
 def test_near_miss_question_is_declined_by_the_sentence_check(make_space, make_page, make_user):
     """The passage is about benefits, so it is close to "pet insurance"; no unit of it is."""
-    from search import extractive_answer
-    from search.answers import _question_vector
-    from search.passages import passages_for
+    from search.ask import extractive as extractive_answer
+    from search.ask.answers import _question_vector
+    from search.ask.passages import passages_for
 
     space = make_space("people", viewers=("staff",))
     make_page(space, "Benefits", BENEFITS, ref="benefits")
@@ -272,7 +272,7 @@ def test_near_miss_question_is_declined_by_the_sentence_check(make_space, make_p
 @pytest.mark.django_db
 def test_sentence_check_failure_keeps_the_passage_decision(handbook, monkeypatch):
     """An embedding provider failing during the sentence check never turns an answer into a refusal."""
-    from search.embedders import EmbeddingError, LocalE5Embedder
+    from search.indexing.embedders import EmbeddingError, LocalE5Embedder
 
     def broken(self, texts):  # type: ignore[no-untyped-def]
         raise EmbeddingError("provider down")
@@ -290,7 +290,7 @@ def test_sentence_check_failure_keeps_the_passage_decision(handbook, monkeypatch
 def test_sentence_vectors_are_cached_per_model_and_text(handbook, monkeypatch):
     from django.core.cache import cache
 
-    from search.embedders import LocalE5Embedder
+    from search.indexing.embedders import LocalE5Embedder
 
     question = "How many days of annual leave do I get?"
     cache.clear()

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from handbook.markdown import heading_ids
-from search.chunking import ChunkDraft, chunk_markdown
+from search.indexing.chunking import ChunkDraft, chunk_markdown
 
 
 def para(seed: str, sentences: int) -> str:

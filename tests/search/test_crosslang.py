@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from search import crosslang
-from search.retrieval import retrieve
-from search.translation import translate_query
+from search.retrieval import crosslang
+from search.retrieval.pipeline import retrieve
+from search.retrieval.query_translation import translate_query
+from tests.readers import crosslang_leg
 
 LEAVE_EN = "# Award leave\n\nAward leave expires one year after it is issued. Use it before it lapses."
 PARKING_FR = "# Stationnement\n\nLe parking du bâtiment B compte quarante places réservées aux vélos et aux voitures."
@@ -99,10 +100,11 @@ def test_one_scan_exact_lists_match_the_separate_scans(bilingual, make_space, ma
     """Exact mode computes the plain and the centred distances in one pass: same lists as two scans."""
     from django.core.cache import cache
 
-    from handbook.permissions import visible_page_ids
-    from search.embedders import get_embedder
-    from search.retrieval import Filters, exact_vector_lists, vector_leg
-    from search.visibility import VisiblePages
+    from search.indexing.embedders import get_embedder
+    from search.retrieval.hits import Filters
+    from search.retrieval.vector import exact_vector_lists, vector_leg
+    from search.retrieval.visibility import VisiblePages
+    from tests.readers import visible_page_ids
 
     pages, bob = bilingual
     hidden = make_space("board", viewers=("board",))
@@ -125,7 +127,7 @@ def test_one_scan_exact_lists_match_the_separate_scans(bilingual, make_space, ma
         (h.chunk_id, round(h.vector_distance, 6)) for h in separate
     ]
     merged = crosslang.merge_partitions(per_language, centred, 100)
-    two_scans = crosslang.crosslang_leg(vector, embedder.model_name, "fr", visible, filters, 100, exact=True)
+    two_scans = crosslang_leg(vector, embedder.model_name, "fr", visible, filters, 100, exact=True)
     assert [(h.chunk_id, h.crosslang_rank, h.language) for h in merged] == [
         (h.chunk_id, h.crosslang_rank, h.language) for h in two_scans
     ]

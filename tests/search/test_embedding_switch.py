@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from search.embedders import LOCAL_MODEL_NAME
-from search.embedding_switch import serving_model
-from search.indexing import page_reindex
+from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.indexing.model_switch import serving_model
+from search.indexing.pipeline import page_reindex
 from search.models import Chunk
-from search.retrieval import retrieve
+from search.retrieval.pipeline import retrieve
 
 
 @pytest.mark.django_db

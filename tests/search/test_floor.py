@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from handbook.permissions import visible_page_ids
-from search.embedders import get_embedder
-from search.relevance import Floor, parse_floor, similarity_floor
-from search.retrieval import Filters, retrieve, vector_leg
+from search.indexing.embedders import get_embedder
+from search.retrieval.hits import Filters
+from search.retrieval.pipeline import retrieve
+from search.retrieval.relevance import Floor, parse_floor, similarity_floor
+from search.retrieval.vector import vector_leg
 from search.selectors import search_pages
+from tests.readers import visible_page_ids
 
 pytestmark = pytest.mark.django_db
 

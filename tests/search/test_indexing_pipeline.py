@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from handbook.services import page_save
-from search.indexing import page_reindex
+from search.indexing.pipeline import page_reindex
 from search.models import Chunk, IndexState
 
 BODY = """# Annual leave

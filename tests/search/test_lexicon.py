@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from search import lexicon
 from search.models import LexiconWord
-from search.retrieval import retrieve
+from search.retrieval.pipeline import retrieve
 from search.services import index_sweep, lexicon_build
+from search.statistics import word_translation as lexicon
 
 TRAVEL_EN = (
     "# Travel reimbursement\n\n"
@@ -117,7 +117,7 @@ def test_untranslatable_words_and_one_language_handbooks(make_space, make_page, 
 
 @pytest.mark.django_db
 def test_sweep_queues_a_rebuild_only_when_stale(bilingual):
-    from search.embedders import local_embedder
+    from search.indexing.embedders import local_embedder
 
     model = local_embedder().model_name
     assert lexicon.lexicon_is_stale(model)  # never built

@@ -14,8 +14,8 @@ import pytest
 from django.core.cache import cache
 from django.utils import translation
 
-from search.answers import FALLBACK_NOTICES, answer_question, stream_answer
-from search.llm import LLMRateLimited
+from core.llm import LLMRateLimited
+from search.ask.answers import FALLBACK_NOTICES, answer_question, stream_answer
 from tests.fake_llm import Reply
 
 LEAVE = """# Annual leave
@@ -62,17 +62,17 @@ def provider(fake_llm, settings):  # type: ignore[no-untyped-def]
 def retrieved(monkeypatch):  # type: ignore[no-untyped-def]
     """When each retrieval ended: the LLM's budget starts there (a busy test machine may take
     seconds to retrieve; that is not the model's time)."""
-    import search.answers
+    import search.ask.answers
 
     ends: list[float] = []
-    real = search.answers.passages_for
+    real = search.ask.answers.passages_for
 
     def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
         result = real(*args, **kwargs)
         ends.append(time.monotonic())
         return result
 
-    monkeypatch.setattr(search.answers, "passages_for", timed)
+    monkeypatch.setattr(search.ask.answers, "passages_for", timed)
     return ends
 
 
@@ -83,7 +83,7 @@ def _ask(user, question=QUESTION, **kw):  # type: ignore[no-untyped-def]
 def _warm(user) -> None:  # type: ignore[no-untyped-def]
     """As on a server that has answered before: the LLM client built (its import and TLS set-up
     take seconds on a busy machine) and the extractive answer's sentence vectors cached."""
-    from search.llm import prepare
+    from core.llm import prepare
 
     prepare()
     assert _ask(user, use_llm=False).mode == "extractive"
@@ -201,8 +201,8 @@ def test_notice_is_in_the_readers_language_in_the_stream(client, handbook, provi
 
 
 def test_figures_check():
-    from search.answers import _unsupported_figures
-    from search.passages import Passage
+    from search.ask.grounding import unsupported_figures as _unsupported_figures
+    from search.ask.passages import Passage
 
     passage = Passage(
         number=1, passage_id="p-1", chunk_id=1, page_id=1, ref="leave", title="Leave", url="/", anchor="",
@@ -257,7 +257,7 @@ def test_summaries_have_their_own_limit_and_do_not_starve_ask(handbook, provider
 @pytest.mark.django_db
 def test_summary_task_retries_later_at_the_limit(handbook, provider, settings, make_space, make_page):
     """At the summaries' limit the task's retry path is taken (LLMRateLimited is retryable)."""
-    from search.llm import LLMUnavailable
+    from core.llm import LLMUnavailable
     from summaries.services import summary_generate
 
     settings.LLM_SUMMARY_RATE_LIMIT = "1/m"
@@ -274,7 +274,7 @@ def test_summary_task_retries_later_at_the_limit(handbook, provider, settings, m
 
 @pytest.mark.django_db
 def test_translation_counts_against_the_askers_limit(provider, settings, make_user):
-    from search.translation import translate_query
+    from search.retrieval.query_translation import translate_query
 
     cache.clear()
     settings.SEARCH_TRANSLATE_QUERIES = True

@@ -6,8 +6,10 @@ import threading
 
 import pytest
 
-from search import parallel, retrieval
-from search.retrieval import retrieve
+from search.retrieval import hits as retrieval
+from search.retrieval import parallel
+from search.retrieval.pipeline import retrieve
+from tests.readers import crosslang_leg
 from tests.search.test_retrieval import SECRET, _build, refs
 
 pytestmark = pytest.mark.django_db(transaction=True)  # pool connections only see committed rows
@@ -45,7 +47,7 @@ def test_parallel_and_sequential_searches_return_the_same_pages(world, settings)
 def test_parallel_lists_filter_by_permission(world, monkeypatch):  # type: ignore[no-untyped-def]
     from django.core.cache import cache
 
-    from search import crosslang
+    from search.retrieval import crosslang
 
     monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)  # the language-centred list takes part
     cache.clear()
@@ -86,10 +88,10 @@ def test_language_partitions_walk_side_by_side_and_merge_into_one_list(world, mo
     exactly the list ``crosslang_leg`` computes in one call."""
     from django.core.cache import cache
 
-    from handbook.permissions import visible_page_ids
-    from search import crosslang
-    from search.embedding_switch import query_embedder
-    from search.text import detect_language
+    from core.text import detect_language
+    from search.indexing.model_switch import query_embedder
+    from search.retrieval import crosslang
+    from tests.readers import visible_page_ids
 
     monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
     monkeypatch.setattr(crosslang, "PARTITION_EXACT_CHUNKS", 0)
@@ -98,7 +100,7 @@ def test_language_partitions_walk_side_by_side_and_merge_into_one_list(world, mo
     query = "travail à distance"
     embedder = query_embedder()
     vector = embedder.embed_query(query)
-    expected = crosslang.crosslang_leg(
+    expected = crosslang_leg(
         vector, embedder.model_name, detect_language(query), visible_page_ids(world["bob"]), retrieval.Filters(), 100
     )
     assert expected

@@ -1,4 +1,4 @@
-"""Which Celery queue each enqueue path uses (handbook/queues.py).
+"""Which Celery queue each enqueue path uses (core/queues.py).
 
 Tasks are sent to the test Redis for real (not run eagerly) and read back from the queues'
 lists: the routing under test is Celery's own (``task_routes``, ``queue=``), not a stand-in.
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from handbook.queues import BULK, INTERACTIVE, QUEUES, bulk_work
+from core.queues import BULK, INTERACTIVE, QUEUES, bulk_work
 
 Held = Callable[[], dict[str, Counter[str]]]
 

@@ -14,7 +14,7 @@ import time
 import pytest
 from django.core.cache import cache
 
-from search.retrieval import retrieve
+from search.retrieval.pipeline import retrieve
 from tests.fake_llm import Reply
 
 LEAVE_EN = "# Award leave\n\nAward leave expires one year after it is issued. Use it before it lapses."

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from search import lexicon, suggest
-from search.scopes import reader_of
+from search.retrieval import suggest
 from search.services import lexicon_build
+from search.statistics import word_translation as lexicon
+from search.statistics.scopes import reader_of
 
 TRAVEL = (
     "# Travel reimbursement\n\n"

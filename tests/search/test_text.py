@@ -1,4 +1,4 @@
-"""Tests for search.text: folding, stop-words, tokens, sentences, language."""
+"""Tests for core.text: folding, stop-words, tokens, sentences, language."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from search.text import (
+from core.text import (
     STOPWORDS,
     content_words,
     detect_language,

@@ -7,8 +7,8 @@ import random
 import pytest
 from django.db import connection
 
-from search import visibility
-from search.visibility import VisiblePages, as_visible
+from search.retrieval import visibility
+from search.retrieval.visibility import VisiblePages, as_visible
 
 pytestmark = pytest.mark.django_db
 

@@ -115,7 +115,7 @@ def run_api_trial(seed: int, kind: str, client: Any, *, via: str) -> tuple[bool,
 
     from accounts.oidc import sync_groups
     from handbook.services import page_create, page_move, space_create
-    from search.indexing import page_reindex
+    from search.indexing.pipeline import page_reindex
 
     rng = random.Random(seed)
     tag = f"a{seed}{kind[:3]}{via[:1]}"

@@ -87,7 +87,7 @@ def build_world(seed: int, *, n_users: int = 6, n_spaces: int = 3, n_pages: int 
 
     from handbook.models import Space
     from handbook.services import page_create, page_delete, space_create
-    from search.indexing import page_reindex
+    from search.indexing.pipeline import page_reindex
 
     rng = random.Random(seed)
     world = World(seed=seed)
@@ -199,8 +199,8 @@ def check_case(world: World, username: str, query: str, *, summaries: bool = Tru
     from django.core.management import call_command
 
     from handbook.models import Page
-    from search.answers import AskError, answer_question
-    from search.retrieval import retrieve
+    from search.ask.answers import AskError, answer_question
+    from search.retrieval.pipeline import retrieve
     from search.selectors import search_pages
 
     user = world.users[username]

@@ -23,9 +23,9 @@ def run_trial(seed: int, kind: str) -> TrialResult:
     from django.contrib.auth.models import Group, User
 
     from handbook.services import page_create, page_move, space_create
-    from search.answers import answer_question
-    from search.indexing import page_reindex
-    from search.retrieval import retrieve
+    from search.ask.answers import answer_question
+    from search.indexing.pipeline import page_reindex
+    from search.retrieval.pipeline import retrieve
 
     rng = random.Random(seed)
     tag = f"r{seed}{kind[:3]}"

@@ -24,7 +24,7 @@ def _attach_everywhere(world):  # type: ignore[no-untyped-def]
     from handbook.attachments.services import attachment_create
     from handbook.models import Page
     from handbook.services import page_save
-    from search.indexing import page_reindex
+    from search.indexing.pipeline import page_reindex
 
     attachments = {}
     for page_id, facts in world.pages.items():
@@ -73,7 +73,7 @@ def test_no_attachment_is_readable_outside_its_page_readers(seed, client, no_emb
 
 @pytest.mark.django_db
 def test_attachment_addresses_never_reach_search_or_ask_of_other_users(no_embeddings):
-    from search.answers import AskError, answer_question
+    from search.ask.answers import AskError, answer_question
     from search.selectors import search_pages
 
     world = build_world(23, n_users=6, n_pages=10, n_queries=6)

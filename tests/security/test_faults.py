@@ -31,7 +31,7 @@ def test_concurrent_edits_lose_nothing_and_end_consistent(worker, make_space):
 
 
 def test_redis_killed_during_saves_heals_after_restart(worker, make_space, settings):
-    from handbook import embedded
+    from core import embedded
     from handbook.services import page_save
 
     pages = make_pages(make_space("redis"), 4, seed=3, size=1)

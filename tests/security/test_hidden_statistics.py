@@ -19,14 +19,15 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
-from search import crosslang, lexicon
-from search.lexemes import refresh_lexeme_stats, term_weights
-from search.passages import passages_for
-from search.retrieval import retrieve
-from search.scopes import reader_of
+from search.ask.passages import passages_for
+from search.retrieval import crosslang
+from search.retrieval.pipeline import retrieve
+from search.retrieval.query_translation import query_translations
+from search.retrieval.suggest import did_you_mean
 from search.services import lexicon_build
-from search.suggest import did_you_mean
-from search.translation import query_translations
+from search.statistics import word_translation as lexicon
+from search.statistics.scopes import reader_of
+from search.statistics.term_statistics import refresh_lexeme_stats, term_weights
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(900)]
 

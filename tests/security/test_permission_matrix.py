@@ -29,7 +29,7 @@ def test_no_read_path_leaks(seed, settings):
 @pytest.mark.django_db
 def test_no_read_path_leaks_with_the_bitmap_form_of_the_visible_set(monkeypatch):  # type: ignore[no-untyped-def]
     """Large visible sets reach SQL as a page bitmap: the same matrix with it forced everywhere."""
-    from search import visibility
+    from search.retrieval import visibility
 
     monkeypatch.setattr(visibility, "ARRAY_MAX_IDS", 0)
     world = build_world(11, n_users=5, n_pages=10, n_queries=6)
@@ -40,7 +40,7 @@ def test_no_read_path_leaks_with_the_bitmap_form_of_the_visible_set(monkeypatch)
 @pytest.mark.django_db(transaction=True)
 def test_no_read_path_leaks_with_the_lists_run_side_by_side():  # type: ignore[no-untyped-def]
     """Outside a transaction a search's lists run on pool connections: the same matrix on that path."""
-    from search import parallel
+    from search.retrieval import parallel
 
     world = build_world(23, n_users=5, n_pages=10, n_queries=6)
     try:

@@ -13,7 +13,7 @@ import pytest
 
 from tests.browser.conftest import browser, settings_for_browser  # noqa: F401 - the session's Chromium
 from tests.browser.test_hostile import hostile_site, llm_check, run_all, sink  # noqa: F401 - fixtures
-from tests.security.hostile import CONTEXTS, generate
+from tests.security.hostile_payloads import CONTEXTS, generate
 from tests.security.test_prove_full import record
 
 pytestmark = [

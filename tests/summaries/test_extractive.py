@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.text import split_sentences
+from core.text import split_sentences
 from summaries.extractive import ExtractiveSummary, summarise_extractive
 
 LEAVE_PAGE = """Annual leave

@@ -7,10 +7,10 @@ import json
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
+from core.llm import LLMUnavailable
+from core.text import split_sentences
 from handbook.markdown import markdown_to_text
 from handbook.services import page_create, page_delete, page_save
-from search.llm import LLMUnavailable
-from search.text import split_sentences
 from summaries.models import Summary
 from summaries.selectors import pages_without_current_summary, source_hash, summaries_for_pages, summary_for_page
 from summaries.services import summary_generate

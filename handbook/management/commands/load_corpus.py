@@ -12,6 +12,8 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from core.queues import workers_available
+from handbook import page_work
 from handbook.importing import corpus_import
 from handbook.models import Page, Space
 from handbook.services import space_create
@@ -67,23 +69,17 @@ class Command(BaseCommand):
 
 def wait_for_index(command: BaseCommand, page_ids: list[int], *, timeout: float, quiet: bool) -> None:
     """Wait for workers to index and summarise; with no worker running, do it here."""
-    from search.indexing import pages_needing_index
-    from search.services import index_pages_inline, wait_until_indexed, workers_available
-
     if not page_ids:
         return
     if workers_available():
         with tqdm(total=len(page_ids), desc="index", unit="page", disable=quiet) as bar:
-            left = wait_until_indexed(page_ids, timeout=timeout, progress=bar)
+            left = page_work.wait_until_done(page_ids, timeout=timeout, progress=bar)
         if left:
             raise CommandError(f"{len(left)} page(s) still not indexed after {timeout:.0f}s (ids {left[:10]}…)")
     else:
-        from summaries.selectors import pages_without_current_summary
-
-        todo_ids = set(pages_needing_index().filter(id__in=page_ids).values_list("id", flat=True))
-        todo_ids |= set(pages_without_current_summary(Page.objects.filter(id__in=page_ids)))
+        todo_ids = page_work.pending(page_ids)
         pages = Page.objects.filter(id__in=todo_ids).order_by("id")
         command.stdout.write(f"No worker is running: indexing {len(todo_ids)} page(s) in this process.")
         with tqdm(total=len(todo_ids), desc="index", unit="page", disable=quiet) as bar:
-            index_pages_inline(pages, progress=bar)
+            page_work.run_inline(pages, progress=bar)
     command.stdout.write("All pages indexed.")

@@ -8,9 +8,9 @@ from pathlib import Path
 from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand
 
+from handbook import page_work
 from handbook.importing import corpus_import
 from handbook.services import space_create
-from search.services import lexicon_enqueue
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 
@@ -55,5 +55,5 @@ class Command(BaseCommand):
         # Cross-language search translates query words through a vocabulary built from the handbook.
         # Queued behind the demo's indexing, the first searches have it, not only those after the
         # first periodic sweep (minutes later).
-        if lexicon_enqueue():
+        if "index" in page_work.bulk_changed():
             self.stdout.write("Word-translation vocabulary: queued after the indexing.")

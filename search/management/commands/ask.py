@@ -8,7 +8,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from search.answers import AskError, answer_question
+from search.ask.answers import AskError, answer_question
 
 
 class Command(BaseCommand):

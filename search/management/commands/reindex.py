@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from core.queues import BULK, workers_available
+from handbook import page_work
 from handbook.models import Page
-from search.services import index_enqueue_pages, index_pages_inline, wait_until_indexed, workers_available
 
 
 class Command(BaseCommand):
@@ -36,14 +37,20 @@ class Command(BaseCommand):
         if options["inline"] or not workers_available():
             self.stdout.write(f"Indexing {len(ids)} page(s) in this process (no worker running).")
             with tqdm(total=len(ids), desc="index", unit="page", disable=quiet) as bar:
-                index_pages_inline(pages.order_by("id"), progress=bar)
+                for page in pages.order_by("id"):
+                    for work in page_work.registered():
+                        work.run_inline(page)
+                    bar.update(1)
             self.stdout.write("Done.")
             return
-        count = index_enqueue_pages(pages)
+        count = 0
+        for page in pages.select_related("published_revision").iterator():
+            page_work.page_changed(page, queue=BULK)  # the index and the summary of each page
+            count += 1
         self.stdout.write(f"Queued {count} page(s) for the workers.")
         if options["wait"]:
             with tqdm(total=len(ids), desc="index", unit="page", disable=quiet) as bar:
-                left = wait_until_indexed(ids, timeout=options["timeout"], progress=bar)
+                left = page_work.wait_until_done(ids, timeout=options["timeout"], progress=bar)
             if left:
                 raise CommandError(f"{len(left)} page(s) still not indexed after {options['timeout']:.0f}s")
             self.stdout.write("All pages indexed.")

@@ -3,7 +3,7 @@
     python manage.py search "QUERY" --user USERNAME [--limit N] [--json] [--mode hybrid|keyword|vector]
     python manage.py search --batch FILE.jsonl --user USERNAME [--limit N] [--mode ...]
 
-One query path: ``search.retrieval.retrieve`` (the same as the web search and
+One query path: ``search.retrieval.pipeline.retrieve`` (the same as the web search and
 Ask), so results only ever contain pages the user may read. ``--json`` prints
 one object ``{"query", "results": [{"ref", "title", "anchor", "score", "space",
 "language", "snippet"}]}``; ``--batch`` reads ``{"qid", "query"}`` lines and
@@ -15,50 +15,20 @@ stderr with its line number and skipped.
 from __future__ import annotations
 
 import argparse
-import html
 import json
-import re
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from handbook.models import Page
-from search.models import Chunk
-from search.query import QueryError, parse_query
-from search.retrieval import Retrieval, retrieve
-from search.selectors import highlight
+from search.hit_list import DEFAULT_LIMIT, MAX_LIMIT, MODES, Hit, run_search, search_json
+from search.retrieval.hits import Retrieval
+from search.retrieval.query import QueryError, parse_query
 
-DEFAULT_LIMIT = 10
-MAX_LIMIT = 100
-MODES = ("hybrid", "keyword", "vector")
 EMPTY_QUERY = "Nothing to search for: the query has no words (letters or digits)."
-
-
-@dataclass
-class Hit:
-    ref: str
-    title: str
-    anchor: str
-    score: float
-    space: str
-    language: str
-    snippet: str
-
-    def as_json(self, *, full: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "ref": self.ref,
-            "title": self.title,
-            "anchor": self.anchor,
-            "score": round(self.score, 6),
-        }
-        if full:
-            out.update(space=self.space, language=self.language, snippet=self.snippet)
-        return out
 
 
 def _limit(value: str) -> int:
@@ -69,68 +39,6 @@ def _limit(value: str) -> int:
     if not 1 <= number <= MAX_LIMIT:
         raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}, not {number}")
     return number
-
-
-def _plain(snippet: str) -> str:
-    """The highlighted snippet as plain text on one line: drop our <mark> tags, undo the escaping."""
-    return " ".join(html.unescape(re.sub(r"</?mark>", "", snippet)).split())
-
-
-def run_search(
-    text: str,
-    user: Any,
-    *,
-    limit: int = DEFAULT_LIMIT,
-    offset: int = 0,
-    mode: str = "hybrid",
-    snippets: bool = True,
-) -> tuple[Retrieval, list[Hit]]:
-    """Retrieve for ``user`` and resolve ``limit`` pages from rank ``offset``. Raises QueryError."""
-    if not getattr(user, "is_active", False):
-        # An inactive user may read nothing: answer without running the legs at all.
-        return Retrieval(parse_query(text), [], "en"), []
-    retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
-    window = retrieval.pages[offset : offset + limit]
-    # Visible pages only, again: a page unpublished since the retrieval query is dropped, never shown.
-    pages = {
-        p.pk: p
-        for p in Page.objects.visible_to(user)
-        .filter(id__in=[h.page_id for h in window])
-        .select_related("space")
-        .only("id", "ref", "title", "language", "space__slug")
-    }
-    fields = ["id", "anchor", "text"] if snippets else ["id", "anchor"]
-    chunks = {c.pk: c for c in Chunk.objects.filter(id__in=[h.best.chunk_id for h in window]).only(*fields)}
-    words = retrieval.query.positive_words
-    hits: list[Hit] = []
-    for page_hit in window:
-        page = pages.get(page_hit.page_id)
-        if page is None:
-            continue
-        chunk = chunks.get(page_hit.best.chunk_id)
-        hits.append(
-            Hit(
-                ref=page.ref,
-                title=page.title,
-                anchor=chunk.anchor if chunk else "",
-                score=page_hit.score,
-                space=page.space.slug,
-                language=page.language,
-                snippet=_plain(highlight(chunk.text, words)) if (snippets and chunk) else "",
-            )
-        )
-    return retrieval, hits
-
-
-def search_json(
-    text: str, user: Any, *, limit: int = DEFAULT_LIMIT, offset: int = 0, mode: str = "hybrid"
-) -> tuple[dict[str, Any], int]:
-    """The ``--json`` object for one query (the REST API answers with the same one) and how many
-    pages were found in all. Raises QueryError for a query that cannot be searched."""
-    if parse_query(text).is_empty:
-        return {"query": text, "results": []}, 0
-    retrieval, hits = run_search(text, user, limit=limit, offset=offset, mode=mode)
-    return {"query": text, "results": [h.as_json() for h in hits]}, len(retrieval.pages)
 
 
 class Command(BaseCommand):

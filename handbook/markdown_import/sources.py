@@ -1,0 +1,111 @@
+"""A Markdown file as the import reads it: its page reference, title, language and report lines."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+from core import languages
+from core.text import detect_language
+from handbook.markdown import markdown_to_text
+from handbook.models import Page, Space
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+INDEX_NAMES = ("index.md", "README.md", "readme.md", "_index.md", "index.markdown")
+# Folders a site keeps its tooling, dependencies or build output in: never pages.
+IGNORED_DIRS = {"node_modules", "_site", "site", "public", "dist", "build", "vendor", "__pycache__"}
+# Where generators serve "/x.png" from, besides the root.
+PUBLIC_DIRS = ("", "public", ".vuepress/public", "static", "assets", "src")
+MAX_PAGE_BYTES = 2_000_000
+KNOWN_LANGUAGES = set(languages.CODES)
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    archived: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # page whose file is gone, kept (no --delete-missing)
+    broken_links: list[tuple[str, str]] = field(default_factory=list)  # (file, target)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    attachments_created: int = 0
+    page_ids: list[int] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.created)} created, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
+            f"{len(self.archived)} archived, {len(self.missing)} missing (not archived), "
+            f"{len(self.broken_links)} broken link(s), {len(self.skipped)} skipped file(s), "
+            f"{self.attachments_created} attachment(s) stored"
+        )
+
+
+@dataclass
+class Source:
+    rel: PurePosixPath
+    title: str
+    language: str
+    body: str  # cleaned, links not yet rewritten
+    ref: str
+    permalink: str | None = None  # the front matter's address, as a key (see path_key)
+    page: Page | None = None
+    slug: str = ""
+
+
+def page_ref(space: Space, rel: PurePosixPath) -> str:
+    ref = f"md:{space.slug}:{rel.as_posix()}"
+    return ref if len(ref) <= 480 else f"md:{space.slug}:#{hashlib.sha256(str(rel).encode()).hexdigest()}"
+
+
+def path_key(path: str) -> str:
+    """A site path or file path reduced to what both have in common: "a/b/" ~ "a/b.md" ~ "a/b/index.html"."""
+    path = unquote(path).strip().strip("/").lower()
+    for suffix in (".html", ".htm", ".md", ".markdown"):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+            break
+    for index in ("index", "readme", "_index"):
+        if path == index:
+            return ""
+        if path.endswith("/" + index):
+            return path[: -len(index) - 1]
+    return path
+
+
+def is_index(rel: PurePosixPath) -> bool:
+    return rel.name.lower() in {n.lower() for n in INDEX_NAMES}
+
+
+def humanize(stem: str) -> str:
+    stem = re.sub(r"^\d+[-_.\s]+", "", stem)  # "2-phase-concertation" → "phase concertation"
+    words = re.sub(r"[-_]+", " ", stem).strip()
+    return words[:1].upper() + words[1:] if words else stem
+
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_SETEXT = re.compile(r"^(\S[^\n]*)\n(=+|-+)[ \t]*$", re.MULTILINE)
+
+
+def first_heading(body: str) -> str:
+    found = [(m.start(), m.group(2)) for m in _HEADING.finditer(body)]
+    found += [(m.start(), m.group(1)) for m in _SETEXT.finditer(body) if not m.group(1).startswith(("|", "-", "*"))]
+    if not found:
+        return ""
+    text = min(found)[1]
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+def page_language(meta: dict[str, Any], body: str) -> str:
+    for name in ("lang", "language", "locale"):
+        value = str(meta.get(name) or "").strip().lower()[:2]
+        if value in KNOWN_LANGUAGES:
+            return value
+    return detect_language(
+        markdown_to_text(body)[:5000] or body[:5000], default=languages.DEFAULT.code, choices=sorted(KNOWN_LANGUAGES)
+    )

@@ -1,0 +1,67 @@
+"""Answers cached per person and per exact passages, and marked when a source changed since."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import asdict
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from search.ask.passages import Passage
+from search.ask.replies import Answer, Citation
+
+logger = logging.getLogger(__name__)
+
+CACHE_TTL_S = 3600
+# Bump when answer building changes, so cached answers of the old logic are not served.
+ANSWER_FORMAT_VERSION = 4
+
+
+def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = None) -> str:
+    """Per person (``owner``): a shared entry would answer in milliseconds a question somebody else
+    asked recently, and its timing would tell. Per passages: an edited source is a new answer."""
+    material = json.dumps(
+        [
+            ANSWER_FORMAT_VERSION,
+            owner,
+            question.strip().lower(),
+            mode,
+            settings.LLM_MODEL if mode == "llm" else "",
+            [(p.chunk_id, p.content_hash, p.revision_id) for p in passages],
+        ]
+    )
+    return "ask:" + hashlib.sha256(material.encode()).hexdigest()
+
+
+def mark_outdated(answer: Answer) -> None:
+    """'Source updated since': the cited revision is no longer the page's published one."""
+    from handbook.models import Page
+
+    current = dict(
+        Page.objects.filter(ref__in=[c.ref for c in answer.citations]).values_list("ref", "published_revision_id")
+    )
+    for citation in answer.citations:
+        citation.outdated = current.get(citation.ref) != citation.revision_id
+
+
+def from_cache(key: str) -> Answer | None:
+    try:
+        raw = cache.get(key)
+    except Exception:
+        return None
+    if not raw:
+        return None
+    data = dict(raw)
+    data["citations"] = [Citation(**c) for c in data["citations"]]
+    return Answer(**data)
+
+
+def to_cache(key: str, answer: Answer) -> None:
+    try:
+        cache.set(key, asdict(answer) | {"log_id": None, "cached": False}, CACHE_TTL_S)
+    except Exception:
+        logger.warning("answer cache unavailable")

@@ -1,0 +1,348 @@
+"""Ask: answers that cite the passages they come from.
+
+- Retrieval is the same permission-filtered hybrid search as /search/.
+- With an LLM configured, the model answers from numbered passages in JSON
+  ``{"answer", "sources"}``; every source is checked against what was sent.
+  An answer citing nothing it was sent is never shown as grounded.
+- Without an LLM (or when it fails), the answer is extractive: sentences
+  quoted verbatim from the passages, each with its citation.
+- The LLM has one time budget per question, for all its calls
+  (``ASK_LLM_BUDGET_S``; streamed, its first words within
+  ``ASK_LLM_FIRST_TOKEN_S``), counted from when the model is asked: retrieval,
+  which needs no model, comes before. Query translation is no longer part of it:
+  it is fetched off the request (``search/retrieval/query_translation.py``). Past the budget, or
+  when the model fails, the extractive answer is shown with one notice naming
+  the reason (``FALLBACK_NOTICES``); a ``no_answer`` never carries one.
+- ``no_answer`` is an explicit state, worded in the question's language.
+
+Answers are cached under a key made of the question and the exact passages
+(chunk id + content hash) this user's retrieval returned, so a cached answer
+can only ever be built from passages the asker may read right now.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.db import connections
+from django.utils.translation import gettext_lazy
+
+from core import languages
+from core.llm import (
+    LLMError,
+    LLMRateLimited,
+    LLMTimeout,
+    LLMUnavailable,
+    chat_json,
+    chat_stream,
+    llm_configured,
+)
+from core.llm import prepare as prepare_llm
+from core.text import detect_language
+from search.ask import prompts
+from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cache
+from search.ask.extractive import select_quotes
+from search.ask.grounding import MARKER, UnsupportedAnswer, grounded
+from search.ask.passages import Passage, passages_for
+from search.ask.replies import Answer, AskError, citation, no_answer
+from search.indexing.model_switch import query_embedder
+from search.retrieval import parallel
+from search.retrieval.query import QueryError, clean_query, parse_query
+from search.retrieval.query_embedding import query_embedding
+
+logger = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 2000
+
+# Why a question that had an LLM got the extractive answer: one reason, one message (UI language).
+FALLBACK_NOTICES = {
+    "unavailable": gettext_lazy(
+        "The language model is unavailable right now; these sentences are quoted from the handbook."
+    ),
+    "timed_out": gettext_lazy(
+        "The language model did not answer in time; these sentences are quoted from the handbook."
+    ),
+    "wrong_shape": gettext_lazy(
+        "The language model's reply could not be read; these sentences are quoted from the handbook."
+    ),
+    "no_citation": gettext_lazy("The generated answer did not cite its sources; these sentences are quoted instead."),
+    "unsupported": gettext_lazy(
+        "The generated answer stated a figure its sources do not contain; these sentences are quoted instead."
+    ),
+    "rate_limited": gettext_lazy(
+        "The limit on language-model answers for this minute is reached; these sentences are quoted from the handbook."
+    ),
+}
+LANGUAGE_NAMES = languages.NAMES
+
+
+def validate_question(question: str) -> str:
+    try:
+        text = clean_query(question[: MAX_QUESTION_CHARS * 4] if question else "")
+    except QueryError:
+        text = question or ""
+    if not text.strip():
+        raise AskError("Please type a question.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise AskError(f"Your question is too long ({len(text)} characters); the limit is {MAX_QUESTION_CHARS}.")
+    return text
+
+
+def extractive_answer(question: str, language: str, passages: list[Passage], notice: str = "") -> Answer:
+    selection = select_quotes(question, language, passages, *_question_vector(question, passages))
+    if not selection.answerable:
+        answer = no_answer(question, language)
+        answer.notice = notice
+        return answer
+    quotes = selection.quotes
+    parts, citations = [], []
+    numbers: dict[int, int] = {}
+    for quote in quotes:
+        passage = quote.passage
+        if passage.number not in numbers:
+            numbers[passage.number] = len(citations) + 1
+            citations.append(citation(passage, quote.sentence))
+            citations[-1].number = numbers[passage.number]
+        label = f"[{numbers[passage.number]}]"
+        if passage.language != language:  # say which language a quoted sentence is in
+            label = f"({LANGUAGE_NAMES.get(passage.language, passage.language)}) {label}"
+        parts.append(f"“{quote.sentence}” {label}")
+    return Answer(question, "extractive", " ".join(parts), language, citations, notice)
+
+
+def _question_vector(question: str, passages: list[Passage]) -> tuple[list[float] | None, Any]:
+    """The question's vector as retrieval computed it, when the passages came with vectors."""
+    if not any(p.vector_distance is not None for p in passages):
+        return None, None
+    embedder = query_embedder()
+    if embedder is None:
+        return None, None
+    known = next((p.question_vector for p in passages if p.question_vector), None)
+    if known is not None:
+        return known, embedder
+    try:  # passages built by hand (tests, tools): no person's cache is involved
+        return query_embedding(parse_query(question).raw, embedder), embedder
+    except Exception as exc:
+        logger.warning("question embedding unavailable for the sentence check: %s", exc)
+        return None, None
+
+
+def _fallback_reason(exc: LLMError) -> str:
+    if isinstance(exc, LLMRateLimited):
+        return "rate_limited"
+    if isinstance(exc, LLMTimeout):
+        return "timed_out"
+    if isinstance(exc, LLMUnavailable):
+        return "unavailable"
+    if isinstance(exc, UnsupportedAnswer):
+        return "unsupported"
+    return "wrong_shape"
+
+
+def _fallback(
+    question: str, language: str, passages: list[Passage], reason: str, prepared: Answer | None = None
+) -> Answer:
+    """The extractive answer (``prepared`` or made now) in place of the model's, saying why;
+    a no_answer says only that."""
+    answer = prepared if prepared is not None else extractive_answer(question, language, passages)
+    if answer.mode != "no_answer":
+        answer.fallback = reason
+        answer.notice = str(FALLBACK_NOTICES[reason])
+    return answer
+
+
+def llm_answer(
+    question: str,
+    language: str,
+    passages: list[Passage],
+    *,
+    user_id: int | None = None,
+    deadline: float | None = None,
+    prepared: _PreparedFallback | None = None,
+) -> Answer:
+    """The model's checked answer; by ``deadline`` (``time.monotonic()``) or the extractive one
+    (``prepared`` meanwhile, if given)."""
+    if not passages:
+        return no_answer(question, language)
+    try:
+        reply = chat_json(
+            prompts.answer_messages(question, language, passages), purpose="answer", user_id=user_id, deadline=deadline
+        )
+        answer = grounded(reply, passages, question, language)
+    except LLMError as exc:
+        reason = _fallback_reason(exc)
+        logger.warning("LLM answer not used (%s), falling back to extractive: %s", reason, exc)
+        return _fallback(question, language, passages, reason, prepared.get() if prepared else None)
+    if answer is None:
+        return _fallback(question, language, passages, "no_citation", prepared.get() if prepared else None)
+    return answer
+
+
+def _log(user: Any, answer: Answer, started: float) -> None:
+    from search.models import AskLog
+
+    log = AskLog.objects.create(
+        user=user if getattr(user, "is_authenticated", False) else None,
+        question=answer.question[:MAX_QUESTION_CHARS],
+        language=answer.language,
+        mode=answer.mode,
+        answer=answer.text,
+        citations=[{"ref": c.ref, "anchor": c.anchor, "revision": c.revision} for c in answer.citations],
+        notice=answer.notice[:300],
+        cached=answer.cached,
+        latency_ms=int((time.monotonic() - started) * 1000),
+    )
+    answer.log_id = log.pk
+
+
+def check_rate_limit(user: Any) -> None:
+    from core.ratelimit import allow
+
+    if not allow(f"ask:{getattr(user, 'pk', 'anon')}", settings.ASK_RATE_LIMIT):
+        raise AskError("You are asking questions too quickly; please wait a minute and try again.")
+
+
+def _uses_llm(use_llm: bool) -> bool:
+    return use_llm and llm_configured()
+
+
+def _request_translations(question: str, user: Any) -> None:
+    """The model's translation of the question, fetched off the request for the next ask."""
+    from search.retrieval.query_translation import request_translations
+
+    try:
+        request_translations(query=question, user_id=getattr(user, "pk", None))
+    except Exception as exc:  # a bonus for next time: never a reason to fail this answer
+        logger.warning("query translation not requested: %s", exc)
+
+
+def answer_question(
+    *,
+    user: Any,
+    question: str,
+    log: bool = True,
+    rate_limit: bool = True,
+    use_cache: bool = True,
+    use_llm: bool = True,
+) -> Answer:
+    """The answer to ``question`` for ``user``. ``use_llm=False``: quotes only (search as you type)."""
+    started = time.monotonic()
+    question = validate_question(question)
+    if rate_limit:
+        check_rate_limit(user)
+    language = detect_language(question)
+    _retrieval, passages = passages_for(question, user)
+    mode = "llm" if _uses_llm(use_llm) else "extractive"
+    key = cache_key(question, passages, mode, getattr(user, "pk", None))
+    answer = from_cache(key) if use_cache else None
+    if answer is not None:
+        answer.cached = True
+    else:
+        if mode == "llm":
+            _request_translations(question, user)
+            prepare_llm()
+            deadline = time.monotonic() + settings.ASK_LLM_BUDGET_S
+            prepared = _PreparedFallback(question, language, passages) if passages else None
+            user_id = getattr(user, "pk", None)
+            answer = llm_answer(question, language, passages, user_id=user_id, deadline=deadline, prepared=prepared)
+        else:
+            answer = extractive_answer(question, language, passages)
+        if use_cache and not answer.fallback:  # don't pin a fallback answer for an hour
+            to_cache(key, answer)
+    mark_outdated(answer)
+    if log:
+        _log(user, answer, started)
+    return answer
+
+
+def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator[dict[str, Any]]:
+    """Events for the browser: text deltas while the model writes, then the checked answer.
+
+    Once asked, the model must start writing within ``ASK_LLM_FIRST_TOKEN_S`` and finish
+    within ``ASK_LLM_BUDGET_S``; otherwise the extractive answer is the "done" event, sent as
+    soon as that is decided.
+    """
+    started = time.monotonic()
+    try:
+        question = validate_question(question)
+        check_rate_limit(user)
+    except AskError as exc:
+        yield {"type": "error", "message": str(exc)}
+        return
+    language = detect_language(question)
+    _retrieval, passages = passages_for(question, user)
+    if not _uses_llm(use_llm) or not passages:
+        answer = extractive_answer(question, language, passages) if passages else no_answer(question, language)
+    else:
+        _request_translations(question, user)
+        prepare_llm()
+        asked = time.monotonic()
+        deadline = asked + settings.ASK_LLM_BUDGET_S
+        first_token_by = min(deadline, asked + settings.ASK_LLM_FIRST_TOKEN_S)
+        pieces: list[str] = []
+        prepared: _PreparedFallback | None = None
+        try:
+            deltas = chat_stream(
+                prompts.stream_messages(question, language, passages),
+                purpose="answer",
+                user_id=getattr(user, "pk", None),
+                first_token_by=first_token_by,
+                deadline=deadline,
+            )
+            prepared = _PreparedFallback(question, language, passages)
+            for delta in deltas:
+                pieces.append(delta)
+                yield {"type": "delta", "text": delta}
+            answer = _grounded_stream("".join(pieces), passages, question, language, prepared)
+        except LLMError as exc:
+            reason = _fallback_reason(exc)
+            logger.warning("LLM stream not used (%s), falling back to extractive: %s", reason, exc)
+            answer = _fallback(question, language, passages, reason, prepared.get() if prepared else None)
+    mark_outdated(answer)
+    _log(user, answer, started)
+    yield {"type": "done", "answer": answer}
+
+
+class _PreparedFallback:
+    """The extractive answer, made in a thread while the model is asked: when the model is late
+    or wrong, the reader gets the quotes the moment that is decided (not a sentence check later),
+    and a streamed answer's first words are not held back meanwhile. Inside a transaction (tests,
+    a caller's atomic block) another connection would not see its rows: made when needed instead."""
+
+    def __init__(self, question: str, language: str, passages: list[Passage]) -> None:
+        self._done = threading.Event()
+        self._answer: Answer | None = None
+        if not parallel.enabled():
+            self._done.set()
+            return
+        args = (question, language, passages)
+        threading.Thread(target=self._make, args=args, name="ask-fallback", daemon=True).start()
+
+    def _make(self, question: str, language: str, passages: list[Passage]) -> None:
+        try:
+            self._answer = extractive_answer(question, language, passages)
+        except Exception as exc:  # made again in the request if it is needed
+            logger.warning("extractive fallback not prepared: %s", exc)
+        finally:
+            connections.close_all()  # this thread's own connection
+            self._done.set()
+
+    def get(self) -> Answer | None:
+        self._done.wait()
+        return self._answer
+
+
+def _grounded_stream(
+    text: str, passages: list[Passage], question: str, language: str, prepared: _PreparedFallback | None = None
+) -> Answer:
+    text = text.strip()
+    if not text or text.upper().startswith(prompts.NO_ANSWER_TOKEN):
+        return no_answer(question, language)
+    numbers = sorted({int(m) for m in MARKER.findall(text)})
+    answer = grounded({"answer": text, "sources": numbers}, passages, question, language)
+    return answer or _fallback(question, language, passages, "no_citation", prepared.get() if prepared else None)

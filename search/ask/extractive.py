@@ -1,0 +1,389 @@
+"""Extractive answers: quote the units of the passages that state the answer.
+
+Never writes a word of its own: every quote is a unit of a passage the user
+may read (a sentence, a list item with its lead-in, a table row with its
+headers: ``handbook/answer_units.py``) and carries that passage's citation.
+
+Choosing the quote looks for the answer, not only for shared words:
+
+1. every unit of the passages gets a word score: the question's words it
+   holds (its section heading and page title count half), each word weighted
+   by how rare it is among the units at hand, with the question translated
+   word by word for units in the other language; plus the kind of thing asked
+   ("how many / combien" wants a number, "how long" a duration, "who" a
+   person or team, "where" a place, tool or link); filler ("This page
+   explains…", "see also") and code never compete;
+2. the best few are embedded (vectors cached per model and text) and scored
+   again with their similarity to the question;
+3. the answer is the best unit, plus up to two more that score nearly as well,
+   within 80 words;
+4. answerability is decided from the best unit: its similarity to the question
+   (the sweep in ``bench/ask.py`` calibrates ``MIN_ANSWER_SCORE``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import logging
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.core.cache import cache
+
+from core.text import content_words, words
+from handbook.answer_units import Unit, passage_units
+from search.ask.passages import Passage
+from search.indexing.embedders import Embedder
+
+logger = logging.getLogger(__name__)
+
+MAX_QUOTES = 3
+MAX_WORDS = 80  # all quotes together: an answer, not a section
+MIN_WORDS = 3
+SHORTLIST = 8  # units embedded per question (one small batch; cached afterwards)
+# Score = words + SIMILARITY_WEIGHT × (cosine − SIMILARITY_BASE) + kind of thing asked + rank prior.
+SIMILARITY_WEIGHT = 4.0
+SIMILARITY_BASE = 0.8
+CONTEXT_WEIGHT = 0.5  # a question word found only in the unit's heading path or page title
+RANK_PRIOR = 0.15  # best-ranked passage first when units tie
+KIND_BONUS = 0.25
+KIND_PENALTY = 0.2  # a quantity question and a unit without any number
+NAME_WEIGHT = 2.0  # a question word written with a capital (Norvège, Paris, Slack) names what is asked about
+OPENING_BONUS = 0.1  # the first statement of a section usually states its rule
+SHORTLIST_OTHER_LANGUAGE = 6  # more units embedded when words cannot be matched across languages
+PER_PASSAGE = 2  # best units of every passage embedded as well
+# A second or third quote scores within this of the first. Before them, the statement right after
+# the best one, which often completes it ("Ils sont référencés sur …"), is quoted when it is in the
+# same section and the words allow.
+EXTRA_QUOTE_MARGIN = 0.5
+# Answerability: cosine similarity of the best unit (by the score above) to the question. e5 puts
+# vectors of different languages a little further apart, so a unit in the other language gets
+# CROSS_LANGUAGE_OFFSET added before the comparison. Measured on the dev sets by bench/ask.py,
+# which prints the sweep.
+MIN_ANSWER_SCORE = 0.84
+CROSS_LANGUAGE_OFFSET = 0.04
+SENTENCE_CACHE_TTL_S = 7 * 24 * 3600  # a unit's vector never changes for a given model
+
+# What the question asks for, by its words (English and French, accents folded, lower case).
+_QUANTITY_RE = re.compile(
+    r"\b(?:how (?:many|much|long|far|often|old|soon)|combien|what (?:is|are) the (?:\w+ )?(?:amount|number|limit|"
+    r"rate|cost|price|minimum|maximum|deadline|duration)|quel(?:le)?s? (?:est |sont )?(?:le |la |les |l')?"
+    r"(?:montant|nombre|duree|delai|plafond|taux|prix|cout|limite|minimum|maximum|tarif|bareme|frequence)|"
+    r"minimum|maximum|max|min|limit|limits|plafond|montant|amount|duree|delai|deadline|per diem|rate|taux|"
+    r"when|quand|date|how far in advance|length)\b"
+)
+_WHO_RE = re.compile(r"\b(?:who|whom|qui|a qui|which (?:team|person|people)|quel(?:le)? (?:equipe|service|personne))\b")
+_WHERE_RE = re.compile(
+    r"\b(?:where|ou (?:est|sont|trouver|se|puis|dois|faut)|which (?:tool|channel|app|site|page|form|address)|"
+    r"quel(?:le)? (?:outil|canal|site|formulaire|application|adresse|salon)|url|link|lien|address|adresse)\b"
+)
+_NUMBER_RE = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|half|"
+    r"dozen|hundred|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|quinze|vingt|trente|"
+    r"moitie|cent)\b"
+)
+_ROLE_RE = re.compile(
+    r"@|\b(?:team|teams|manager|supervisor|lead|officer|hr|people ?ops|finance|admin|administrator|"
+    r"coordinator|contact|owner|equipe|responsable|referent|service|rh|direction|gestionnaire|coach|"
+    r"administrateur|support)\b"
+)
+_PLACE_RE = re.compile(r"https?://|www\.|\.\w{2,4}\b|#\w|→|›|\b(?:channel|canal|salon|portal|portail|site|page)\b")
+
+
+@dataclass(frozen=True)
+class Quote:
+    sentence: str  # the quoted unit, as shown to the reader
+    passage: Passage
+    score: float
+    kind: str = "sentence"
+    similarity: float | None = None
+
+
+@dataclass
+class _Candidate:
+    unit: Unit
+    passage: Passage
+    rank: int
+    words: float = 0.0
+    kind: float = 0.0
+    similarity: float | None = None
+
+    @property
+    def score(self) -> float:
+        semantic = 0.0 if self.similarity is None else SIMILARITY_WEIGHT * (self.similarity - SIMILARITY_BASE)
+        return self.words + self.kind + semantic + RANK_PRIOR / (1 + self.rank)
+
+
+def _stems(words: list[str]) -> set[str]:
+    # A crude stem (prefix) matches "congés"/"conge", "expenses"/"expense" across both languages.
+    return {w[: max(4, len(w) - 2)] for w in words if len(w) >= 3 or w.isdigit()}
+
+
+def asked_kind(question: str) -> str:
+    """What the question asks for: "quantity", "who", "where" or "" (anything)."""
+    folded = " ".join(words(question))
+    if _QUANTITY_RE.search(folded):
+        return "quantity"
+    if _WHO_RE.search(folded):
+        return "who"
+    if _WHERE_RE.search(folded):
+        return "where"
+    return ""
+
+
+def _kind_score(asked: str, unit: Unit) -> float:
+    if not asked:
+        return 0.0
+    text = " ".join(words(unit.text))
+    if asked == "quantity":
+        return KIND_BONUS if _NUMBER_RE.search(text) else -KIND_PENALTY
+    if asked == "who":
+        return KIND_BONUS if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
+    if asked == "where":
+        return KIND_BONUS if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
+    return 0.0
+
+
+def _names(question: str) -> set[str]:
+    """Stems of the question's capitalised words past its first word: names of places, tools, teams."""
+    tokens = re.findall(r"[^\W\d_][\w'-]*", question)
+    return _stems([w for t in tokens[1:] if t[0].isupper() and not t.isupper() for w in words(t)])
+
+
+def _question_stems(question: str, language: str, passages: list[Passage]) -> dict[str, set[str]]:
+    """Question stems for units of each language: the question's own, plus its word translation."""
+    own = _stems(content_words(question, language))
+    stems = {language: own}
+    for other in {p.language for p in passages} - {language}:
+        translated = _translation(question, language, other)
+        stems[other] = own | _stems(content_words(translated, other)) if translated else own
+    return stems
+
+
+def _translation(question: str, source: str, target: str) -> str:
+    """The question in ``target`` as retrieval translated it (cached there); "" when there is none."""
+    try:
+        from search.retrieval.query_translation import query_translations
+
+        return query_translations(question, source).get(target, "")
+    except Exception as exc:  # a translation is a bonus
+        logger.warning("question translation unavailable for quoting: %s", exc)
+        return ""
+
+
+def candidates(question: str, language: str, passages: list[Passage]) -> list[_Candidate]:
+    """Every quotable unit of the passages with its word and kind scores, best first."""
+    units = passage_units(passages)
+    pool: list[_Candidate] = []
+    seen: set[str] = set()
+    for rank, passage in enumerate(passages):
+        for unit in units.get(passage.number, []):
+            if unit.filler or unit.text in seen or len(unit.text.split()) < MIN_WORDS:
+                continue
+            seen.add(unit.text)
+            pool.append(_Candidate(unit, passage, rank))
+    if not pool:  # nothing but filler: better than nothing
+        for rank, passage in enumerate(passages):
+            pool.extend(_Candidate(u, passage, rank) for u in units.get(passage.number, []) if u.text not in seen)
+    question_stems = _question_stems(question, language, passages)
+    unit_stems = [_stems(content_words(c.unit.text, c.passage.language)) for c in pool]
+    context_stems = [_stems(content_words(f"{c.unit.heading} {c.passage.title}", c.passage.language)) for c in pool]
+    # A word's weight: how rare it is among the units at hand (a word every unit has picks none).
+    frequency: dict[str, int] = {}
+    for s in unit_stems:
+        for stem in s:
+            frequency[stem] = frequency.get(stem, 0) + 1
+    asked = asked_kind(question)
+    names = _names(question)
+    for c, own, context in zip(pool, unit_stems, context_stems, strict=True):
+        wanted = question_stems.get(c.passage.language) or question_stems[language]
+        weights = {
+            w: math.log(1 + len(pool) / (1 + frequency.get(w, 0))) * (NAME_WEIGHT if w in names else 1.0)
+            for w in wanted
+        }
+        total = sum(weights.values()) or 1.0
+        held = sum(weights[w] for w in wanted & own) + CONTEXT_WEIGHT * sum(
+            weights[w] for w in (wanted & context) - own
+        )
+        c.words = held / total
+        c.kind = _kind_score(asked, c.unit)
+        if c.unit.text.rstrip().endswith((":", "?")):
+            c.kind -= KIND_PENALTY  # a lead-in or a question restates; it does not answer
+        elif c.unit.section_index == 0:
+            c.kind += OPENING_BONUS
+    pool.sort(key=lambda c: -c.score)
+    return pool
+
+
+def _cosines(question_vector: Sequence[float], texts: list[str], embedder: Embedder) -> list[float]:
+    vectors = np.asarray(_sentence_vectors(texts, embedder), dtype=np.float32)
+    question = np.asarray(question_vector, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(question)
+    return (vectors @ question / np.where(norms == 0, 1, norms)).tolist()
+
+
+def _sentence_vectors(sentences: list[str], embedder: Embedder) -> list[Sequence[float]]:
+    """Vectors of the units; popular passages' units come from the cache (keyed by model + text)."""
+    keys = {s: "sentvec:" + hashlib.sha256(f"{embedder.model_name}\n{s}".encode()).hexdigest() for s in sentences}
+    try:
+        cached = cache.get_many(list(keys.values()))
+    except Exception:  # a cache outage only costs time
+        cached = {}
+    missing = [s for s in sentences if keys[s] not in cached]
+    if missing:
+        fresh = dict(zip(missing, embedder.embed_passages(missing), strict=True))
+        try:
+            cache.set_many({keys[s]: v for s, v in fresh.items()}, SENTENCE_CACHE_TTL_S)
+        except Exception:
+            logger.warning("sentence vector cache unavailable")
+        cached.update({keys[s]: v for s, v in fresh.items()})
+    return [cached[keys[s]] for s in sentences]
+
+
+@dataclass
+class Selection:
+    quotes: list[Quote]
+    score: float | None  # answerability score of the best unit; None without vectors
+
+    @property
+    def answerable(self) -> bool:
+        if not self.quotes:
+            return False
+        if _ALWAYS.get():
+            return True
+        if self.score is None:  # no vectors (embeddings off, provider down): word evidence decides
+            return self.quotes[0].score > RANK_PRIOR
+        return self.score >= MIN_ANSWER_SCORE
+
+
+_ALWAYS: contextvars.ContextVar[bool] = contextvars.ContextVar("answer_always", default=False)
+_LAST_SCORE: contextvars.ContextVar[float] = contextvars.ContextVar("last_answerability_score", default=0.0)
+_LAST_BEST: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("last_best_unit")
+
+
+@contextlib.contextmanager
+def answer_always() -> Iterator[None]:
+    """Answer whatever the answerability score (bench/ask.py sweeps the threshold over such answers)."""
+    token = _ALWAYS.set(True)
+    try:
+        yield
+    finally:
+        _ALWAYS.reset(token)
+
+
+def last_answerability_score() -> float:
+    """The answerability score of the last selection made in this context (bench/ask.py)."""
+    return _LAST_SCORE.get()
+
+
+def last_best_unit() -> dict[str, Any]:
+    """Similarity, word score and language of the last selection's best unit (bench/ask.py)."""
+    return dict(_LAST_BEST.get({}))
+
+
+def answerability_score(best: _Candidate, language: str) -> float:
+    similarity = best.similarity or 0.0
+    return similarity + (CROSS_LANGUAGE_OFFSET if best.passage.language != language else 0.0)
+
+
+def select_quotes(
+    question: str,
+    language: str,
+    passages: list[Passage],
+    question_vector: Sequence[float] | None = None,
+    embedder: Embedder | None = None,
+) -> Selection:
+    """The units to quote and the answerability score of the best one."""
+    if not passages:
+        return Selection([], None)
+    pool = candidates(question, language, passages)
+    if not pool:
+        return Selection([], None)
+    size = SHORTLIST + (SHORTLIST_OTHER_LANGUAGE if any(p.language != language for p in passages) else 0)
+    shortlist = pool[:size]
+    # Each passage's best units are embedded too: the answer may share no word with the question
+    # ("minimum password length" / "At least 14 characters") yet sit in a passage retrieval found.
+    for passage in passages:
+        own = [c for c in pool if c.passage is passage][:PER_PASSAGE]
+        shortlist.extend(c for c in own if c not in shortlist)
+    scored = False
+    if question_vector is not None and embedder is not None:
+        try:
+            for c, cosine in zip(
+                shortlist, _cosines(question_vector, [c.unit.text for c in shortlist], embedder), strict=True
+            ):
+                c.similarity = cosine
+            scored = True
+        except Exception as exc:  # a provider hiccup must not turn answers into refusals
+            logger.warning("unit embedding failed, words decide: %s", exc)
+    shortlist.sort(key=lambda c: -c.score)
+    best = shortlist[0]
+    chosen = [best]
+    words = _word_count(best.unit.text)
+    following = _following(best, pool)
+    if following is not None and words + _word_count(following.unit.text) <= MAX_WORDS:
+        chosen.append(following)
+        words += _word_count(following.unit.text)
+    for c in shortlist[1:]:
+        if len(chosen) >= MAX_QUOTES or c.score < best.score - EXTRA_QUOTE_MARGIN:
+            break
+        if c in chosen or words + _word_count(c.unit.text) > MAX_WORDS:
+            continue
+        chosen.append(c)
+        words += _word_count(c.unit.text)
+    chosen.sort(key=lambda c: (c is not best, c.rank, c.unit.position))
+    quotes = _quotes(chosen)
+    score = answerability_score(best, language) if scored else None
+    _LAST_SCORE.set(score if score is not None else 0.0)
+    _LAST_BEST.set(
+        {"similarity": best.similarity, "words": best.words, "other_language": best.passage.language != language}
+    )
+    return Selection(quotes, score)
+
+
+def _quotes(chosen: list[_Candidate]) -> list[Quote]:
+    """Quotes of the chosen units; a list's lead-in is quoted once, before its first item."""
+    quotes: list[Quote] = []
+    leads: set[str] = set()
+    for c in chosen:
+        text = c.unit.text
+        if c.unit.kind == "item" and text != c.unit.source and text.endswith(c.unit.source):
+            lead = text[: len(text) - len(c.unit.source)]
+            if lead in leads:
+                text = c.unit.source
+            leads.add(lead)
+        quotes.append(Quote(_cap(text), c.passage, c.score, c.unit.kind, c.similarity))
+    return quotes
+
+
+def _following(best: _Candidate, pool: list[_Candidate]) -> _Candidate | None:
+    """The unit after the best one in the same passage and section, if it can be quoted."""
+    if best.unit.kind == "row":  # the next row is another case, not a continuation
+        return None
+    for c in pool:
+        if (
+            c.passage is best.passage
+            and c.unit.position == best.unit.position + 1
+            and c.unit.anchor == best.unit.anchor
+            and c.unit.kind != "row"
+        ):
+            return c
+    return None
+
+
+def _word_count(text: str) -> int:
+    return len(text.split())
+
+
+def _cap(text: str) -> str:
+    """A unit longer than the answer's word budget is cut (still verbatim, marked with an ellipsis)."""
+    tokens = text.split()
+    if len(tokens) <= MAX_WORDS:
+        return text
+    return " ".join(tokens[:MAX_WORDS]) + " …"

@@ -1,0 +1,83 @@
+"""The passages an answer may use: best chunks of the best pages the user may read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from search import resolve
+from search.retrieval.hits import Retrieval
+from search.retrieval.pipeline import retrieve
+
+MAX_PASSAGES = 6
+MAX_PASSAGE_CHARS = 1200
+MAX_CHUNKS_PER_PAGE = 3
+
+
+@dataclass(frozen=True)
+class Passage:
+    number: int  # [n] as shown to the model and the reader
+    passage_id: str  # stable while the text is unchanged: p-<content hash prefix>
+    chunk_id: int
+    page_id: int
+    ref: str
+    title: str
+    url: str
+    anchor: str
+    heading: str
+    text: str
+    language: str
+    revision_id: int
+    revision_number: int
+    content_hash: str
+    score: float
+    vector_distance: float | None
+    keyword_rank: int | None
+    # The question's vector as its retrieval computed it (one list shared by a question's passages):
+    # Ask's sentence choice reuses it instead of embedding the question again through a cache
+    # every person shares (its timing would tell who asked what).
+    question_vector: list[float] | None = field(default=None, repr=False, compare=False)
+
+
+def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -> tuple[Retrieval, list[Passage]]:
+    """Retrieve through the one permission-filtered path and pick bounded passages."""
+    retrieval = retrieval or retrieve(question, user)
+    picked: list[tuple[int, Any]] = []
+    for page_hit in retrieval.pages:
+        for hit in page_hit.chunks[:MAX_CHUNKS_PER_PAGE]:
+            picked.append((page_hit.page_id, hit))
+            if len(picked) >= MAX_PASSAGES:
+                break
+        if len(picked) >= MAX_PASSAGES:
+            break
+    picked.sort(key=lambda item: -item[1].score)
+    chunks = resolve.chunks([h.chunk_id for _, h in picked], with_revision=True)
+    pages = resolve.readable_pages(user, {pid for pid, _ in picked})
+    passages: list[Passage] = []
+    for page_id, hit in picked:
+        chunk, page = chunks.get(hit.chunk_id), pages.get(page_id)
+        if chunk is None or page is None:
+            continue
+        passages.append(
+            Passage(
+                number=len(passages) + 1,
+                passage_id=f"p-{chunk.content_hash[:12]}",
+                chunk_id=chunk.pk,
+                page_id=page.pk,
+                ref=page.ref,
+                title=page.title,
+                url=page.get_absolute_url(),
+                anchor=chunk.anchor,
+                heading=chunk.heading,
+                text=chunk.text[:MAX_PASSAGE_CHARS],
+                language=chunk.language,
+                revision_id=chunk.revision_id,
+                revision_number=chunk.revision.number,
+                content_hash=chunk.content_hash,
+                score=hit.score,
+                vector_distance=hit.vector_distance,
+                keyword_rank=hit.keyword_rank,
+                question_vector=retrieval.query_vector,
+            )
+        )
+    return retrieval, passages

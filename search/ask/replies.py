@@ -1,0 +1,81 @@
+"""What Ask replies: the answer, its citations, and the explicit "no answer"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core import languages
+from search.ask.passages import Passage
+
+NO_ANSWER_TEXT = {language.code: language.no_answer for language in languages.LANGUAGES}
+
+
+class AskError(ValueError):
+    """The question cannot be answered as asked; the message is for the user."""
+
+
+@dataclass
+class Citation:
+    number: int
+    ref: str
+    title: str
+    url: str
+    anchor: str
+    revision: int
+    revision_id: int
+    language: str
+    quote: str = ""
+    outdated: bool = False
+
+
+@dataclass
+class Answer:
+    question: str
+    mode: str  # "llm" | "extractive" | "no_answer"
+    text: str
+    language: str
+    citations: list[Citation] = field(default_factory=list)
+    notice: str = ""
+    fallback: str = ""  # a FALLBACK_NOTICES reason when an LLM answer was replaced by quotes
+    cached: bool = False
+    log_id: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "answer": self.text,
+            "mode": self.mode,
+            "citations": [
+                {
+                    "ref": c.ref,
+                    "anchor": c.anchor,
+                    "revision": c.revision,
+                    "title": c.title,
+                    "language": c.language,
+                    "quote": c.quote,
+                    "outdated": c.outdated,
+                }
+                for c in self.citations
+            ],
+            "language": self.language,
+            "notice": self.notice,
+            "fallback": self.fallback,
+        }
+
+
+def citation(p: Passage, quote: str = "") -> Citation:
+    return Citation(
+        number=p.number,
+        ref=p.ref,
+        title=p.title,
+        url=f"{p.url}#{p.anchor}" if p.anchor else p.url,
+        anchor=p.anchor,
+        revision=p.revision_number,
+        revision_id=p.revision_id,
+        language=p.language,
+        quote=quote,
+    )
+
+
+def no_answer(question: str, language: str) -> Answer:
+    return Answer(question, "no_answer", NO_ANSWER_TEXT.get(language, languages.DEFAULT.no_answer), language)

@@ -1,0 +1,162 @@
+"""Ask in the browser: the form, the answer (whole or streamed as server-sent events), feedback.
+
+Every answer comes from ``search.ask.answers``, through the permission-filtered retrieval.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.translation import get_language, override
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+_MARKER = re.compile(r"\[(\d{1,2})\]")
+
+
+def _search_url(question: str) -> str:
+    return reverse("search") + "?" + urlencode({"q": question})
+
+
+# --- Ask --------------------------------------------------------------------------
+
+
+def _segments(answer: Any) -> list[dict[str, Any]]:
+    """Answer text split around its [n] markers, so the template can link each
+    marker to its citation while escaping every piece of model text."""
+    by_number = {c.number: c for c in answer.citations}
+    segments: list[dict[str, Any]] = []
+    position = 0
+    for match in _MARKER.finditer(answer.text):
+        citation = by_number.get(int(match.group(1)))
+        if citation is None:
+            continue
+        segments.append({"text": answer.text[position : match.start()], "citation": None})
+        segments.append({"text": match.group(0), "citation": citation})
+        position = match.end()
+    segments.append({"text": answer.text[position:], "citation": None})
+    return [s for s in segments if s["text"]]
+
+
+def _answer_context(question: str, answer: Any = None, error: str = "") -> dict[str, Any]:
+    return {
+        "q": question,
+        "answer": answer,
+        "segments": _segments(answer) if answer is not None else [],
+        "ask_error": error,
+        "search_url": _search_url(question),
+    }
+
+
+def _ask(request: HttpRequest, question: str) -> dict[str, Any]:
+    from search.ask.answers import AskError, answer_question
+
+    use_llm = request.POST.get("typing") != "1"  # asked by a search-as-you-type fragment: quotes only
+    try:
+        return _answer_context(question, answer_question(user=request.user, question=question, use_llm=use_llm))
+    except AskError as exc:
+        return _answer_context(question, error=str(exc))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def ask_view(request: HttpRequest) -> HttpResponse:
+    """GET shows the form (filled in from ?q=); only a POST asks.
+
+    Asking is logged and counted against the asker's rate limit, so it must come
+    from an explicit submit carrying the CSRF token: a link, an <img> in a page or
+    another site can make a browser GET this URL, and that must cost nothing.
+    """
+    if request.method == "POST":
+        context = _ask(request, request.POST.get("q", ""))
+        template = "search/ask.html#answer" if request.htmx else "search/ask.html"
+        return render(request, template, context)
+    return render(request, "search/ask.html", _answer_context(request.GET.get("q", "")))
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    # JSON keeps newlines out of the data line; the client reads it with JSON.parse.
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+@login_required
+@require_POST
+def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
+    """Server-sent events: text deltas while the model writes, then the checked answer as HTML.
+
+    POST with the CSRF token, like the form: it asks, so it is logged and rate limited.
+    The browser reads the events from fetch() (EventSource can only GET).
+
+    Deltas are unchecked model output: the browser inserts them as text
+    (textContent), and the final fragment - citations verified, everything
+    escaped by the template - replaces them.
+    """
+    from search.ask.answers import AskError, stream_answer
+
+    question = request.POST.get("q", "")
+    use_llm = request.POST.get("typing") != "1"  # asked by a search-as-you-type fragment: quotes only
+    ui_language = get_language()  # the events are written after the view returned
+
+    def events() -> Iterator[str]:
+        try:
+            with override(ui_language):
+                for event in stream_answer(user=request.user, question=question, use_llm=use_llm):
+                    if event["type"] == "delta":
+                        yield _sse("delta", {"text": event["text"]})
+                    elif event["type"] == "done":
+                        html = render_to_string(
+                            "search/ask.html#answer", _answer_context(question, event["answer"]), request=request
+                        )
+                        yield _sse("done", {"html": html})
+                    elif event["type"] == "error":
+                        yield _sse("ask-error", {"message": event["message"]})
+        except AskError as exc:
+            yield _sse("ask-error", {"message": str(exc)})
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # let nginx pass events through as they come
+    return response
+
+
+class FeedbackForm(forms.Form):
+    log_id = forms.IntegerField(min_value=1)
+    helpful = forms.TypedChoiceField(choices=[("1", "yes"), ("0", "no")], coerce=lambda v: v == "1")
+    comment = forms.CharField(required=False, max_length=2000)
+
+
+@login_required
+@require_POST
+def ask_feedback_view(request: HttpRequest) -> HttpResponse:
+    from search.ask.feedback import FeedbackError, feedback_record
+
+    form = FeedbackForm(request.POST)
+    status, thanked = 200, False
+    if form.is_valid():
+        try:
+            # feedback_record only accepts a log the requesting user wrote.
+            feedback_record(
+                user=request.user,
+                log_id=form.cleaned_data["log_id"],
+                helpful=form.cleaned_data["helpful"],
+                comment=form.cleaned_data["comment"],
+            )
+            thanked = True
+        except FeedbackError:
+            status = 404
+    else:
+        status = 400
+    template = "search/ask.html#feedback-done" if request.htmx else "search/feedback.html"
+    # htmx only swaps 2xx responses: give it a 200 with the message instead.
+    return render(request, template, {"thanked": thanked}, status=200 if request.htmx else status)

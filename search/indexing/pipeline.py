@@ -1,0 +1,228 @@
+"""Keep a page's chunks true to its published revision.
+
+``page_reindex`` is what the Celery task runs. It is idempotent and safe to run
+twice, late, or after a newer save:
+
+1. a revision that is no longer the published one is ignored (stale task);
+2. chunks are replaced in one transaction, so the index always matches one
+   revision: keyword search works as soon as that commits;
+3. only chunks whose text changed (content hash) lose their vector and are
+   embedded again, in batches, outside the transaction; a vector is written
+   only if its chunk still has the text it was computed from.
+
+A failed embedding leaves the page keyword-searchable and marked ``failed``;
+the task retries and the sweep heals what is left.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from core.text import fold_accents
+from handbook.models import Page, text_search_config
+from search.indexing.chunking import chunk_markdown
+from search.indexing.embedders import EmbeddingError, get_embedder
+from search.indexing.model_switch import ensure_serving_model, is_switching, try_complete_switch
+from search.models import Chunk, IndexState
+from search.statistics.term_statistics import refresh_after_indexing
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ReindexResult:
+    status: str  # "indexed" | "stale" | "removed" | "pending" | "failed" | "missing"
+    chunks: int = 0
+    embedded: int = 0
+    reused: int = 0
+
+
+def _state_for(page: Page) -> IndexState:
+    state, _created = IndexState.objects.get_or_create(page=page)
+    return state
+
+
+def _write_search_vectors(chunk_ids: list[int], *, title: str, language: str) -> None:
+    """Title weighted A, heading path B, body D; accents folded like queries are."""
+    if not chunk_ids:
+        return
+    config = text_search_config(language)
+    rows = Chunk.objects.filter(id__in=chunk_ids).values_list("id", "heading", "text")
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            """
+            UPDATE search_chunk SET search_vector =
+                setweight(to_tsvector(%s::regconfig, %s), 'A')
+                || setweight(to_tsvector(%s::regconfig, %s), 'B')
+                || setweight(to_tsvector(%s::regconfig, %s), 'D')
+            WHERE id = %s
+            """,
+            [
+                (config, fold_accents(title), config, fold_accents(heading), config, fold_accents(text), chunk_id)
+                for chunk_id, heading, text in rows
+            ],
+        )
+
+
+def _replace_chunks(page: Page, revision_id: int, model_name: str) -> tuple[int, int] | None:
+    """Upsert the page's chunks for ``revision_id``; None if the revision is stale."""
+    with transaction.atomic():
+        # Row lock on the page: two reindexes of one page never interleave.
+        locked = Page.objects.select_for_update().filter(pk=page.pk).first()
+        if locked is None or locked.published_revision_id != revision_id or not locked.is_published:
+            return None
+        page = locked
+        drafts = chunk_markdown(page.body)
+        existing: dict[str, list[Chunk]] = {}
+        for chunk in Chunk.objects.filter(page=page).order_by("ordinal"):
+            existing.setdefault(chunk.content_hash, []).append(chunk)
+
+        keep: list[Chunk] = []
+        create: list[Chunk] = []
+        for draft in drafts:
+            same = existing.get(draft.content_hash)
+            if same:
+                chunk = same.pop(0)
+                chunk.ordinal, chunk.anchor, chunk.heading = draft.ordinal, draft.anchor, draft.heading
+                chunk.revision_id, chunk.language = revision_id, page.language
+                keep.append(chunk)
+            else:
+                create.append(
+                    Chunk(
+                        page=page,
+                        revision_id=revision_id,
+                        ordinal=draft.ordinal,
+                        heading=draft.heading,
+                        anchor=draft.anchor,
+                        text=draft.text,
+                        language=page.language,
+                        content_hash=draft.content_hash,
+                    )
+                )
+        stale_ids = [chunk.id for chunks in existing.values() for chunk in chunks]
+        Chunk.objects.filter(id__in=stale_ids).delete()
+        # Ordinals are not unique in the table, so kept and new rows can be written in any order.
+        Chunk.objects.bulk_update(keep, ["ordinal", "anchor", "heading", "revision", "language"])
+        Chunk.objects.bulk_create(create)
+        # The title is part of every chunk's vector: rewrite all (cheap, no model involved).
+        _write_search_vectors([c.id for c in keep + create], title=page.title, language=page.language)
+        state = _state_for(page)
+        state.revision_id = revision_id
+        state.chunk_count = len(drafts)
+        state.embedding_model = model_name
+        state.status = IndexState.Status.PENDING if model_name else IndexState.Status.INDEXED
+        state.error = ""
+        state.save()
+        return len(drafts), len(keep)
+
+
+def _needs_vector(page: Page, model_name: str, switching: bool):  # type: ignore[no-untyped-def]
+    chunks = Chunk.objects.filter(page=page)
+    if switching:  # building the next model's vectors while the old ones serve
+        return chunks.exclude(next_embedding_model=model_name)
+    return chunks.filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
+
+
+def _embed_missing(page: Page, model_name: str) -> int:
+    embedder = get_embedder()
+    assert embedder is not None
+    switching = is_switching(model_name)
+    pending = list(
+        _needs_vector(page, model_name, switching)
+        .order_by("ordinal")
+        .values_list("id", "heading", "text", "content_hash")
+    )
+    done = 0
+    batch_size = settings.EMBEDDINGS_BATCH_SIZE
+    for start in range(0, len(pending), batch_size):
+        batch = pending[start : start + batch_size]
+        vectors = embedder.embed_passages([passage_text(heading, text) for _id, heading, text, _h in batch])
+        now = timezone.now()
+        with transaction.atomic():
+            for (chunk_id, _heading, _text, content_hash), vector in zip(batch, vectors, strict=True):
+                # Written only if the chunk still holds the text it was computed from.
+                target = Chunk.objects.filter(id=chunk_id, content_hash=content_hash)
+                if switching:
+                    done += target.update(next_embedding=vector, next_embedding_model=model_name)
+                else:
+                    done += target.update(embedding=vector, embedding_model=model_name, embedded_at=now)
+    return done
+
+
+def passage_text(heading: str, text: str) -> str:
+    """What the embedder sees: the heading path gives a chunk its context."""
+    return f"{heading}\n{text}" if heading else text
+
+
+def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
+    page = Page.objects.filter(pk=page_id).select_related("space").first()
+    if page is None:
+        return ReindexResult("missing")
+    if not page.is_published or page.deleted_at is not None:
+        page_unindex(page=page)
+        return ReindexResult("removed")
+    if revision_id is None:
+        revision_id = page.published_revision_id
+    if revision_id != page.published_revision_id:
+        logger.info(
+            "reindex page=%s revision=%s: stale (published is %s)", page_id, revision_id, page.published_revision_id
+        )
+        return ReindexResult("stale")
+
+    embedder = get_embedder()
+    model_name = embedder.model_name if embedder else ""
+    replaced = _replace_chunks(page, revision_id, model_name)
+    if replaced is None:
+        return ReindexResult("stale")
+    total, reused = replaced
+    refresh_after_indexing(page.pk)
+    if not model_name:
+        return ReindexResult("indexed", chunks=total, reused=reused)
+
+    ensure_serving_model(model_name)
+    try:
+        embedded = _embed_missing(page, model_name)
+    except EmbeddingError as exc:
+        IndexState.objects.filter(page=page, revision_id=revision_id).update(
+            status=IndexState.Status.FAILED, error=str(exc)[:2000], updated_at=timezone.now()
+        )
+        raise
+    switching = is_switching(model_name)
+    missing = _needs_vector(page, model_name, switching).count()
+    if switching and missing == 0:
+        try_complete_switch(model_name)
+    status = IndexState.Status.INDEXED if missing == 0 else IndexState.Status.PENDING
+    IndexState.objects.filter(page=page, revision_id=revision_id).update(
+        status=status, embedded_count=total - missing, error="", updated_at=timezone.now()
+    )
+    return ReindexResult(status, chunks=total, embedded=embedded, reused=reused)
+
+
+def page_unindex(*, page: Page) -> None:
+    with transaction.atomic():
+        deleted, _by_model = Chunk.objects.filter(page=page).delete()
+        IndexState.objects.filter(page=page).delete()
+    if deleted:
+        refresh_after_indexing(page.pk)  # its words no longer count in its scope
+
+
+def pages_needing_index(model_name: str | None = None):  # type: ignore[no-untyped-def]
+    """Published pages whose index is missing, stale, failed, pending or of another model."""
+    from django.db.models import F, Q
+
+    if model_name is None:
+        embedder = get_embedder()
+        model_name = embedder.model_name if embedder else ""
+    published = Page.objects.published()
+    healthy = (
+        Q(index_state__status=IndexState.Status.INDEXED)
+        & Q(index_state__revision_id=F("published_revision_id"))
+        & Q(index_state__embedding_model=model_name)
+    )
+    return published.exclude(healthy)

@@ -1,0 +1,188 @@
+"""The keyword lists: IDF-scored full-text matches, in the query's words and translated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.db_router import read_connection
+from core.text import STOPWORDS
+from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
+from search.retrieval.query import ParsedQuery, parse_query, tsquery_text
+from search.retrieval.query_translation import query_translations
+from search.retrieval.suggest import corrections
+from search.retrieval.visibility import VisiblePages, as_visible
+from search.statistics.scopes import Reader
+from search.statistics.term_statistics import CONFIGS, term_weights
+
+ALL_STOPWORDS = frozenset().union(*STOPWORDS.values())
+KEYWORD_CANDIDATE_CAP = 1000  # matches ranked at most (each is a heap row read); candidates: the rarest words first
+# The word-translated query's pass: half the candidates. Its words are guesses; measured on
+# dev-crosslang, translated questions equal or better at 500 (betagouv 0.469 -> 0.472), lower at 300.
+TRANSLATED_CANDIDATE_CAP = 500
+
+TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (tsvector weights A/B)
+# Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
+RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker…
+TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at 1)
+# A keyword hit holds this share of the query words' IDF (0: any one word). And when even the nearest
+# chunk is not clearly close in meaning (search/retrieval/relevance.py, ``Floor.confident``), the words must carry
+# the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable page holds has
+# the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
+KEYWORD_MIN_COVERAGE = 0.0
+KEYWORD_ALONE_COVERAGE = 0.5
+
+
+def _language_clause(language: str) -> str:
+    if language == "other":
+        return "c.language NOT IN (" + ", ".join(f"'{code}'" for code in CONFIGS) + ")"
+    return f"c.language = '{language}'"
+
+
+def _candidate_terms(terms: list[Any], cap: int) -> list[Any]:
+    """The rarest words whose matches fit in the candidate cap together (at least one word).
+
+    Past the cap the scan keeps whichever rows it meets first (physical order): a complete set
+    of the chunks holding the rarest words beats an arbitrary sample of everything. Measured at
+    100k chunks (keyword leg alone, cap 1000): nDCG@10 as uncapped on cnil/service-public/betagouv,
+    etalab +0.05, 18f -0.015, p50/p95 16/32 -> 11/17 ms against "any selective word, cap 3000".
+    """
+    chosen, total = [], 0
+    for term in sorted(terms, key=lambda t: (t.ndoc, t.term)):
+        if chosen and total + term.ndoc > cap:
+            break
+        chosen.append(term)
+        total += term.ndoc
+    return chosen
+
+
+def keyword_leg(
+    parsed: ParsedQuery,
+    visible: VisiblePages | list[int],
+    filters: Filters,
+    depth: int = LEG_DEPTH,
+    cap: int | None = None,
+    min_coverage: float | None = None,
+) -> list[ChunkHit]:
+    """Chunks scored by the IDF of the query terms they contain (OR semantics), per language config.
+
+    Phrases and exclusions are hard constraints of the candidate query. Plain
+    words are optional: candidates come from the rarest words, so a common word
+    cannot flood the capped candidate set; every word scores. A chunk is a hit when
+    the words it holds carry ``min_coverage`` of the query words' IDF (default
+    ``KEYWORD_MIN_COVERAGE``), tested before the list is ranked and cut.
+    """
+    if parsed.is_empty:
+        return []
+    cap = KEYWORD_CANDIDATE_CAP if cap is None else cap
+    min_coverage = KEYWORD_MIN_COVERAGE if min_coverage is None else min_coverage
+    # A stop-word of any handbook language ("de", "le", "que") is rare in the other language's
+    # partition and would get a high IDF there, pulling in pages of the wrong language.
+    content_terms = [t for t in parsed.terms if t not in ALL_STOPWORDS] or parsed.terms
+    visible = as_visible(visible)
+    if not visible:
+        return []
+    weights = term_weights(content_terms, visible.reader)
+    filter_sql, filter_params = filters.sql()
+    selects: list[str] = []
+    # "+ 0": the page_id index must not replace the full-text index as the way in.
+    visible_sql, visible_params = visible.clause("(c.page_id + 0)")
+    params: list[Any] = []
+    wanted = filters.language if filters.language in CONFIGS else "other" if filters.language else None
+    for language in (*CONFIGS, "other"):
+        if wanted and language != wanted:
+            continue  # the language filter empties every other partition
+        config = CONFIGS.get(language, "simple")
+        terms = weights.get(language, [])
+        if not terms and not parsed.phrases:
+            continue  # only stop-words for this language
+        selective = _candidate_terms(terms, cap)
+        candidate = ParsedQuery(
+            raw=parsed.raw, terms=[t.term for t in selective], phrases=parsed.phrases, excluded=parsed.excluded
+        )
+        score_parts = [
+            f"{t.idf:.6f} * ((c.search_vector @@ to_tsquery('{config}', %s))::int"
+            f" + {TITLE_BONUS} * (c.search_vector @@ to_tsquery('{config}', %s))::int)"
+            for t in terms
+        ]
+        score_params: list[Any] = [x for t in terms for x in (t.term, t.term + ":AB")]
+        score = " + ".join(score_parts) or "1.0"
+        # The share of the query words' IDF the chunk holds (1 for a phrase-only query).
+        total = sum(t.idf for t in terms)
+        held = [f"{t.idf / total:.6f} * (c.search_vector @@ to_tsquery('{config}', %s))::int" for t in terms]
+        coverage = " + ".join(held) if total > 0 else "1.0"
+        coverage_params: list[Any] = [t.term for t in terms] if total > 0 else []
+        selects.append(
+            f"""(SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score, coverage FROM (
+                    SELECT c.id, c.page_id, c.search_vector, {score} AS score, {coverage} AS coverage
+                    FROM (SELECT c.id, c.page_id, c.search_vector || ''::tsvector AS search_vector
+                          FROM search_chunk c
+                          WHERE {_language_clause(language)} AND {visible_sql}
+                            AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
+                          LIMIT %s) c
+                 ) scored WHERE coverage >= %s ORDER BY score DESC, id LIMIT %s)"""
+        )
+        params += [
+            *score_params,
+            *coverage_params,
+            *visible_params,
+            tsquery_text(candidate),
+            *filter_params,
+            cap,
+            min_coverage - 1e-9,  # the shares are rounded: a chunk holding every word passes 1.0
+            RERANK_DEPTH,
+        ]
+    if not selects:
+        return []
+    # ts_rank (term frequency) only breaks ties, and it reads every row it ranks: a row whose score
+    # is more than TIE_BREAK below the depth-th best cannot reach the list, so it is not ranked.
+    sql = f"""
+        WITH hits AS MATERIALIZED ({" UNION ALL ".join(selects)}),
+        cut AS (SELECT score FROM hits ORDER BY score DESC OFFSET %s LIMIT 1)
+        SELECT id, page_id, coverage, score + CASE
+                WHEN score + {TIE_BREAK} >= COALESCE((SELECT score FROM cut), 0)
+                THEN {TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS final
+        FROM hits ORDER BY final DESC, id LIMIT %s
+    """  # noqa: S608 - composed from our own SQL; every value is a parameter
+    params += [max(depth - 1, 0), tsquery_text(ParsedQuery(raw=parsed.raw, terms=parsed.positive_words)), depth]
+    with read_connection().cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1, coverage=float(r[2])) for i, r in enumerate(rows)]
+
+
+def translated_keyword_leg(
+    parsed: ParsedQuery,
+    query_language: str,
+    visible: VisiblePages,
+    filters: Filters,
+    depth: int = LEG_DEPTH,
+    embedder: Any = None,
+    owner: Any = None,
+    min_coverage: float | None = None,
+) -> list[ChunkHit]:
+    """The keyword leg over the query translated into each other handbook language (its pages only).
+
+    The word translation draws on the words of pages this reader may read (``visible.reader``).
+    """
+    hits: list[ChunkHit] = []
+    visible = as_visible(visible)
+    translations = query_translations(parsed.raw, query_language, embedder, reader=visible.reader, owner=owner)
+    for target, text in translations.items():
+        if filters.language and filters.language != target:
+            continue  # the user asked for another language's pages only
+        partition = Filters(space=filters.space, language=target)
+        hits += keyword_leg(
+            parse_query(text), visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=min_coverage
+        )
+    return hits
+
+
+def typo_corrected(parsed: ParsedQuery, reader: Reader, language: str | None = None) -> ParsedQuery:
+    """``parsed`` with its misspelt words replaced by their correction from the words of the pages
+    ``reader`` may read (``search/retrieval/suggest.py``): "remboursment" matches the pages that say
+    "remboursement". A misspelt word matches nothing, so nothing is lost by replacing it."""
+    fixed = corrections(" ".join(parsed.terms), reader, language) if parsed.terms else {}
+    if not fixed:
+        return parsed
+    terms = list(dict.fromkeys(fixed.get(t, t) for t in parsed.terms))
+    return ParsedQuery(raw=parsed.raw, terms=terms, phrases=parsed.phrases, excluded=parsed.excluded)

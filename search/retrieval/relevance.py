@@ -1,0 +1,102 @@
+"""How close in meaning a chunk must be to count as a result.
+
+Nearest neighbours always exist: without a floor the vector lists return their
+``depth`` nearest chunks for any query, gibberish included, so every search
+"finds" every page and none can say "nothing matches". A vector hit therefore
+counts only when its cosine similarity to the query reaches a floor. Keyword
+hits (the query's words, or their translation) need no floor: a page that
+holds the words matches.
+
+Similarities are a property of the embedding model (multilingual-e5 puts any
+two texts above 0.7; other models spread them differently), so the floor is
+calibrated per model by ``python -m bench.no_match`` over the dev query sets
+and a set of gibberish and out-of-domain queries, and kept here per model
+name. Another model (an OpenAI-compatible endpoint) gets its own from
+``EMBEDDINGS_SIMILARITY_FLOOR`` (``plain`` or ``plain,centred``); a model
+with no floor keeps every neighbour, as before.
+
+Per list: ``plain`` is the cosine of chunk and query (the vector list);
+``centred`` is the cosine of chunk and the language-centred query
+(``search/retrieval/crosslang.py``), which sits on another scale because the language
+mean is taken out of the query. And per query, ``confident``: when even the
+nearest chunk is farther than that, the query means nothing clear here, and a
+page is listed only if one of its chunks holds most of the query's words
+(``retrieval.KEYWORD_ALONE_COVERAGE``), else nothing matches.
+
+Measured (bench/no_match.py, local model, dev sets; the betagouv and
+service-public corpora partly loaded): random strings reach 0.83-0.87 on the
+handbook corpora, as high as many answerable questions (p5 0.86), while on
+the FAQ corpora they stay under 0.84. Hit floors high enough to drop them cost
+nDCG, so the hit floors stay low and the query-level test does the work. With
+the floors below, no corpus moves by more than 0.003 nDCG@10, no answerable
+question is left empty, and the 119 no-match queries find nothing for 95.8 %
+as the FAQ reader but only 26.9 % as the handbooks reader (before: 0 %): a
+model that tells nonsense apart better is what the rest needs.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from search.indexing.embedders import LOCAL_MODEL_NAME
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Floor:
+    plain: float  # least cosine(chunk, query) of a vector-list hit
+    centred: float  # least cosine(chunk, language-centred query) of a language-centred-list hit
+    # A query whose nearest chunk is closer than this means something here; one whose nearest chunk
+    # is farther lists pages only if some chunk holds most of its words (retrieval.KEYWORD_ALONE_COVERAGE).
+    confident: float = -1.0
+
+    @property
+    def plain_distance(self) -> float:
+        """The greatest cosine distance (pgvector ``<=>``) a vector-list hit may have."""
+        return 1.0 - self.plain
+
+    @property
+    def centred_distance(self) -> float:
+        return 1.0 - self.centred
+
+
+NO_FLOOR = Floor(plain=-1.0, centred=-1.0, confident=-1.0)  # every neighbour counts
+
+# Calibrated with bench/no_match.py (see its docstring for the figures).
+CALIBRATED: dict[str, Floor] = {
+    LOCAL_MODEL_NAME: Floor(plain=0.78, centred=0.0, confident=0.85),
+}
+
+
+def parse_floor(raw: str) -> Floor:
+    """``"0.8"`` (every number), ``"0.8,0.3"`` (plain, centred) or ``"0.8,0.3,0.85"`` (…, confident)."""
+    parts = [p.strip() for p in raw.split(",")]
+    try:
+        values = [float(p) for p in parts]
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"EMBEDDINGS_SIMILARITY_FLOOR={raw!r} is not a number or two") from exc
+    if len(values) not in (1, 2, 3) or not all(-1.0 <= v <= 1.0 for v in values):
+        raise ImproperlyConfigured(f"EMBEDDINGS_SIMILARITY_FLOOR={raw!r}: one to three cosines between -1 and 1")
+    return Floor(plain=values[0], centred=values[min(1, len(values) - 1)], confident=max(values[0], values[-1]))
+
+
+def _configured_model() -> str:
+    if getattr(settings, "EMBEDDINGS_BASE_URL", ""):
+        return str(getattr(settings, "EMBEDDINGS_MODEL", ""))
+    return LOCAL_MODEL_NAME
+
+
+def similarity_floor(model: str) -> Floor:
+    """The floor of ``model``: the configured one for the configured model, else the calibrated one."""
+    raw = getattr(settings, "EMBEDDINGS_SIMILARITY_FLOOR", "")
+    if raw and model == _configured_model():
+        return parse_floor(raw)
+    floor = CALIBRATED.get(model)
+    if floor is None:
+        return NO_FLOOR
+    return floor

@@ -1,0 +1,125 @@
+"""The pages a user may read, in the SQL form each retrieval statement wants.
+
+``visible_to`` decides who reads what; this module only carries its answer
+(page ids, read fresh for every search) into the retrieval SQL, where every
+leg tests each chunk before ranking and ``LIMIT``.
+
+Two forms of the same set:
+- ``page_id = ANY(array)`` for small sets, or when an index should fetch the
+  visible rows (exact vector search);
+- a bitmap (``get_bit(bytea, page_id)``) for large sets. With thousands of
+  ids the array form costs more than the search itself: Postgres parses the
+  literal and the planner estimates its selectivity element by element
+  (measured at 7,700 visible pages: ~8 ms per statement, against ~0.1 ms for a
+  1 kB bitmap), and a search runs four or five such statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from search.statistics.scopes import EVERYTHING, NOBODY, Reader, reader_of
+
+ARRAY_MAX_IDS = 1000  # above this many pages, the bitmap form is cheaper to parse and to plan
+
+
+class VisiblePages:
+    """An immutable set of page ids with its SQL membership tests."""
+
+    def __init__(
+        self,
+        ids: Iterable[int],
+        *,
+        estimate: tuple[int, float] | None = None,
+        sorted_unique: bool = False,
+        reader: Reader = EVERYTHING,
+    ) -> None:
+        """``sorted_unique``: the caller guarantees ascending ids without repeats (taken as they are:
+        sorting thousands of ids again cost ~0.8 ms a search). ``reader``: whose index statistics
+        rank these pages (a bare id list, as tests pass, ranks with the whole index's)."""
+        self.ids: list[int] = ids if sorted_unique and isinstance(ids, list) else sorted({int(i) for i in ids})
+        self.reader = reader
+        if estimate is not None:
+            self.__dict__["estimate"] = estimate  # already known (``visible_pages``): no second query
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __bool__(self) -> bool:
+        return bool(self.ids)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.ids)
+
+    @cached_property
+    def bitmap(self) -> bytes:
+        """Bit ``i`` set for page ``i``, in ``get_bit``'s order (least significant bit first)."""
+        if not self.ids:
+            return b"\x00"
+        bits = np.zeros((self.ids[-1] // 8 + 1) * 8, dtype=np.uint8)
+        bits[np.array(self.ids, dtype=np.int64)] = 1
+        return np.packbits(bits, bitorder="little").tobytes()
+
+    @cached_property
+    def estimate(self) -> tuple[int, float]:
+        """(visible chunks, visible share of all chunks), estimated from page counts (cheap)."""
+        from core.db_router import read_connection
+
+        with read_connection().cursor() as cursor:
+            cursor.execute(f"SELECT {ESTIMATE_SQL}")
+            all_pages, chunk_rows = cursor.fetchone()
+        return _estimate(len(self.ids), all_pages, chunk_rows)
+
+    def clause(self, column: str, *, index: bool = False) -> tuple[str, list[Any]]:
+        """SQL that is true when ``column`` (a page id) is visible, and its parameters.
+
+        ``index=True`` asks for the form an index on ``column`` can serve.
+        """
+        if index or len(self.ids) <= ARRAY_MAX_IDS:
+            return f"{column} = ANY(%s)", [self.ids]
+        # CASE keeps get_bit from reading past the bitmap (ids above the largest visible one).
+        return (
+            f"(CASE WHEN {column} < %s THEN get_bit(%s::bytea, {column}) = 1 ELSE false END)",
+            [len(self.bitmap) * 8, self.bitmap],
+        )
+
+
+# What the plan choice needs besides the set itself: all published pages, and the chunk rows
+# as the planner's statistics count them (no scan).
+ESTIMATE_SQL = (
+    "(SELECT count(*) FROM handbook_page WHERE status = 'published' AND deleted_at IS NULL),"
+    " (SELECT GREATEST(reltuples, 0) FROM pg_class WHERE relname = 'search_chunk')"
+)
+
+
+def _estimate(visible_pages: int, all_pages: int, chunk_rows: float) -> tuple[int, float]:
+    if not all_pages:
+        return 0, 0.0
+    share = min(1.0, visible_pages / all_pages)
+    return int(chunk_rows * share), share
+
+
+def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
+    """The pages ``user`` may read (``visible_to``, read fresh) and the estimate, in one round trip,
+    after the reader (groups and readable spaces) whose statistics rank them."""
+    from core.db_router import read_connection
+    from handbook.permissions import readable_ids_sql_for_groups
+
+    reader = reader_of(user) if reader is None else reader
+    if reader == NOBODY:
+        return VisiblePages([], estimate=(0, 0.0), sorted_unique=True, reader=reader)
+    sql, params = readable_ids_sql_for_groups(None if reader.everything else tuple(reader.group_ids))
+    with read_connection().cursor() as cursor:
+        # Sorted here (ids are primary keys: no repeats), so VisiblePages takes the list as it is.
+        cursor.execute(f"SELECT (SELECT array_agg(id ORDER BY id) FROM ({sql}) AS v), {ESTIMATE_SQL}", params)  # noqa: S608
+        ids, all_pages, chunk_rows = cursor.fetchone()
+    ids = ids or []
+    return VisiblePages(ids, estimate=_estimate(len(ids), all_pages, chunk_rows), sorted_unique=True, reader=reader)
+
+
+def as_visible(visible: VisiblePages | Iterable[int]) -> VisiblePages:
+    return visible if isinstance(visible, VisiblePages) else VisiblePages(visible)

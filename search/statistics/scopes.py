@@ -1,0 +1,121 @@
+"""Readership scopes: the unit in which index statistics are kept, so no reader sees hidden content.
+
+Search ranks with statistics of the whole index — how rare a word is (IDF), each
+language's mean vector (cross-language list), the word-translation vocabulary.
+Counted over every chunk, they let a reader detect a word in pages hidden from
+them: the order of two results flips when a hidden page gains the word.
+
+So statistics are kept per *scope*: the published pages of one space that share
+the same restriction (none, or one set of groups). Everybody who may read one
+page of a scope may read all of them (``handbook/permissions.py``: space
+membership, then the page's restriction groups), so a reader's statistics are
+the sum over the scopes they may read — a function of readable content only.
+A space has one scope plus one per distinct restriction, so there are few.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+
+from core import languages
+
+# The languages with statistics of their own, as an SQL list; every other one counts as 'other'.
+_CODES = ", ".join(f"'{code}'" for code in languages.CODES)
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Whose statistics: the scopes one user may read, from their groups (read fresh)."""
+
+    group_ids: frozenset[int]
+    space_ids: frozenset[int]
+    everything: bool = False  # superusers read every published page
+
+    def reads(self, space_id: int, groups: tuple[int, ...] | list[int]) -> bool:
+        if self.everything:
+            return True
+        return space_id in self.space_ids and (not groups or not self.group_ids.isdisjoint(groups))
+
+    def sql(self, space_column: str, groups_column: str) -> tuple[str, list[Any]]:
+        """SQL true for the rows of a scope this reader may read, and its parameters."""
+        if self.everything:
+            return "true", []
+        return (
+            f"({space_column} = ANY(%s) AND ({groups_column} = '{{}}' OR {groups_column} && %s::int[]))",
+            [sorted(self.space_ids), sorted(self.group_ids)],
+        )
+
+    @property
+    def key(self) -> str:
+        """A short cache key: readers with the same key see the same statistics."""
+        if self.everything:
+            return "all"
+        material = f"{sorted(self.space_ids)}|{sorted(self.group_ids)}"
+        return hashlib.sha256(material.encode()).hexdigest()[:24]
+
+
+EVERYTHING = Reader(frozenset(), frozenset(), everything=True)
+NOBODY = Reader(frozenset(), frozenset())
+
+
+def reader_of(user: Any) -> Reader:
+    """The reader ``user`` is now: groups and readable spaces in one round trip."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return NOBODY
+    if user.is_superuser:
+        return EVERYTHING
+    from handbook.models import Space
+
+    memberships = connection.ops.quote_name(user.groups.through._meta.db_table)
+    viewers = connection.ops.quote_name(Space.viewer_groups.through._meta.db_table)
+    editors = connection.ops.quote_name(Space.editor_groups.through._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH g AS (SELECT group_id FROM {memberships} WHERE user_id = %s)
+            SELECT ARRAY(SELECT group_id FROM g),
+                   ARRAY(SELECT space_id FROM {viewers} WHERE group_id IN (SELECT group_id FROM g)
+                         UNION SELECT space_id FROM {editors} WHERE group_id IN (SELECT group_id FROM g))
+            """,  # noqa: S608 - table names from the models
+            [user.pk],
+        )
+        group_ids, space_ids = cursor.fetchone()
+    return Reader(frozenset(group_ids or ()), frozenset(space_ids or ()))
+
+
+def scoped_chunks_sql(where: str = "true") -> str:
+    """``SELECT`` of every indexed chunk of a published page with its scope (space_id, groups) and
+    statistics language (``en``, ``fr`` or ``other``); ``where`` may test ``p`` and ``c``."""
+    from handbook.models import Page
+
+    restricted = connection.ops.quote_name(Page.restricted_to_groups.through._meta.db_table)
+    return f"""
+        SELECT c.id, c.search_vector, c.embedding, c.embedding_model, c.language AS chunk_language,
+               p.space_id, COALESCE(r.groups, '{{}}'::int[]) AS groups,
+               CASE WHEN c.language IN ({_CODES}) THEN c.language ELSE 'other' END AS lang
+        FROM search_chunk c
+        JOIN handbook_page p ON p.id = c.page_id
+        LEFT JOIN (SELECT page_id, array_agg(group_id ORDER BY group_id) AS groups
+                   FROM {restricted} GROUP BY page_id) r ON r.page_id = p.id
+        WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_revision_id IS NOT NULL
+          AND ({where})
+    """  # noqa: S608 - composed from our own SQL
+
+
+def page_scope(page_id: int) -> tuple[int, list[int]] | None:
+    """The scope (space id, sorted restriction groups) a page's chunks count in, if it exists."""
+    from handbook.models import Page
+
+    restricted = connection.ops.quote_name(Page.restricted_to_groups.through._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT p.space_id, ARRAY(SELECT group_id FROM {restricted} WHERE page_id = p.id ORDER BY group_id)"  # noqa: S608
+            " FROM handbook_page p WHERE p.id = %s",
+            [page_id],
+        )
+        row = cursor.fetchone()
+    return (row[0], list(row[1] or [])) if row else None

@@ -1,0 +1,138 @@
+"""Inverse document frequency for the keyword leg.
+
+``ts_rank`` has no notion of how rare a word is, so with OR semantics a common
+word ("leave", "données") outranks the rare word that names the answer. The
+keyword leg therefore scores a chunk as the sum of the IDF of the query
+lexemes it contains (title/heading matches count extra), BM25-style, with
+document frequencies from ``LexemeStat``, counted per readership scope and summed
+over what the searching user may read (``search/statistics/scopes.py``): hidden pages never
+move a reader's ranking.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import connection, transaction
+
+from core import languages
+from core.db_router import read_connection
+from search.statistics.scopes import EVERYTHING, Reader
+
+logger = logging.getLogger(__name__)
+
+# Postgres text-search configuration of each chunk language; others use "simple".
+CONFIGS = languages.TEXT_SEARCH_CONFIGS
+SIMPLE = languages.OTHER_TEXT_SEARCH_CONFIG
+# The (language, configuration) pairs of the IDF query, "other" for every language not listed.
+_CONFIG_VALUES = ", ".join(f"('{code}', '{config}')" for code, config in {**CONFIGS, "other": SIMPLE}.items())
+SMALL_INDEX_CHUNKS = 5_000  # below this, refreshing after every reindex costs < 100 ms
+REFRESH_DEBOUNCE_S = 60
+
+
+def refresh_lexeme_stats(*, page_id: int | None = None) -> int:
+    """Recompute document frequencies from the index, per readership scope; returns the rows written.
+
+    ``page_id``: only the scope that page's chunks count in (after it was reindexed).
+    """
+    from search.statistics.scopes import page_scope, scoped_chunks_sql
+
+    where, params = "true", []
+    if page_id is not None:
+        scope = page_scope(page_id)
+        if scope is None:
+            return 0
+        where, params = "p.space_id = %s AND COALESCE(r.groups, '{}'::int[]) = %s::int[]", list(scope)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("LOCK TABLE search_lexemestat IN EXCLUSIVE MODE")
+        if page_id is None:
+            cursor.execute("DELETE FROM search_lexemestat")
+        else:
+            cursor.execute("DELETE FROM search_lexemestat WHERE space_id = %s AND groups = %s::int[]", params)
+        # One pass over the chunks: each chunk counts once per lexeme it holds (tsvector_to_array
+        # lists distinct lexemes); the empty lexeme (never a real one) holds the scope's chunk count.
+        cursor.execute(
+            f"""
+            WITH scoped AS ({scoped_chunks_sql(where)} AND c.search_vector IS NOT NULL)
+            INSERT INTO search_lexemestat (space_id, groups, language, lexeme, ndoc)
+            SELECT space_id, groups, lang, left(lexeme, 300), count(*)
+            FROM scoped, unnest(tsvector_to_array(search_vector)) AS lexeme
+            WHERE lexeme <> '' GROUP BY 1, 2, 3, 4
+            UNION ALL
+            SELECT space_id, groups, lang, '', count(*) FROM scoped GROUP BY 1, 2, 3
+            """,  # noqa: S608 - composed from our own SQL
+            params,
+        )
+        return int(cursor.rowcount)
+
+
+def refresh_after_indexing(page_id: int | None = None) -> None:
+    """Keep small indexes exact; for large ones, the reindexed page's scope (debounced per scope).
+
+    Only the scope that changed is recounted, so a change to hidden pages never rewrites the
+    statistics of the scopes a reader may read (the periodic sweep recounts everything).
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT GREATEST(reltuples, 0) FROM pg_class WHERE relname = 'search_chunk'")
+        estimate = cursor.fetchone()[0]
+    if estimate < SMALL_INDEX_CHUNKS or page_id is None:
+        if estimate < SMALL_INDEX_CHUNKS or cache.add("lexemes:refresh-debounce", 1, REFRESH_DEBOUNCE_S):
+            refresh_lexeme_stats()
+        return
+    from search.statistics.scopes import page_scope
+
+    scope = page_scope(page_id)
+    if scope is not None and cache.add(f"lexemes:refresh-debounce:{scope[0]}:{scope[1]}", 1, REFRESH_DEBOUNCE_S):
+        refresh_lexeme_stats(page_id=page_id)
+
+
+@dataclass(frozen=True)
+class TermWeight:
+    term: str  # the folded word the user typed
+    idf: float
+    ndoc: int  # chunks of the language that contain it
+
+
+def term_weights(terms: list[str], reader: Reader = EVERYTHING) -> dict[str, list[TermWeight]]:
+    """Per chunk language ("en", "fr", "other"): the terms that survive stop-words, with their IDF.
+
+    Frequencies are summed over the scopes ``reader`` may read, and nothing else.
+    """
+    if not terms:
+        return {}
+    readable, readable_params = reader.sql("s.space_id", "s.groups")
+    with read_connection().cursor() as cursor:
+        # The language totals (lexeme '') come in the same statement: one round trip per keyword pass.
+        cursor.execute(
+            f"""
+            WITH lex AS (
+                SELECT t.term, t.pos, l.lang, lex AS lexeme
+                FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, pos)
+                CROSS JOIN (VALUES {_CONFIG_VALUES}) AS l(lang, cfg)
+                CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(l.cfg::regconfig, t.term))) AS lex
+            ), wanted AS (SELECT DISTINCT lang, lexeme FROM lex UNION SELECT DISTINCT lang, '' FROM lex),
+            counts AS (
+                SELECT w.lang, w.lexeme, COALESCE(sum(s.ndoc), 0) AS ndoc FROM wanted w
+                LEFT JOIN search_lexemestat s ON s.language = w.lang AND s.lexeme = w.lexeme AND {readable}
+                GROUP BY w.lang, w.lexeme
+            )
+            SELECT lex.term, lex.lang, n.ndoc, total.ndoc
+            FROM lex JOIN counts n ON n.lang = lex.lang AND n.lexeme = lex.lexeme
+            JOIN counts total ON total.lang = lex.lang AND total.lexeme = ''
+            ORDER BY lex.pos
+            """,  # noqa: S608 - composed from our own SQL; values are parameters
+            [terms, *readable_params],
+        )
+        rows = cursor.fetchall()
+    weights: dict[str, dict[str, TermWeight]] = {}
+    for term, lang, ndoc, total in rows:
+        n = max(total, ndoc, 1)
+        idf = math.log(1 + (n - ndoc + 0.5) / (ndoc + 0.5))
+        known = weights.setdefault(lang, {}).get(term)
+        # A word that splits into several lexemes keeps its rarest one.
+        if known is None or idf > known.idf:
+            weights[lang][term] = TermWeight(term, idf, int(ndoc))
+    return {lang: list(by_term.values()) for lang, by_term in weights.items()}

@@ -1,0 +1,143 @@
+"""The shape of the code: apps depend one way, no module imports itself back, modules stay small.
+
+Imports are read from the source (``ast``), at module level and inside functions alike;
+those under ``if TYPE_CHECKING:`` are annotations, not imports, and are left out.
+Services name Celery tasks (``core.queues.enqueue``) instead of importing them, so
+``services`` -> ``tasks`` edges do not exist and ``tasks`` -> ``services`` do.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Lower layers first: each app may import only the ones before it.
+LAYERS = ("core", "accounts", "handbook", "summaries", "search", "api")
+MAX_LINES = 400
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for layer in LAYERS:
+        for path in (ROOT / layer).rglob("*.py"):
+            rel = path.relative_to(ROOT)
+            if "migrations" in rel.parts:
+                continue
+            name = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+            found[name] = path
+    return found
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped |= {id(inner) for statement in node.body for inner in ast.walk(statement)}
+    return skipped
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+
+    def owner(dotted: str) -> str | None:
+        while dotted and dotted not in modules:
+            dotted = dotted.rpartition(".")[0]
+        return dotted or None
+
+    graph: dict[str, set[str]] = defaultdict(set)
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text())
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        skipped = _type_checking_nodes(tree)
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            for target in targets:
+                found = owner(target)
+                if found and found != name:
+                    graph[name].add(found)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_apps_depend_one_way():
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, targets in import_graph().items()
+        for target in targets
+        if LAYERS.index(target.split(".")[0]) > LAYERS.index(module.split(".")[0])
+    )
+    assert wrong == [], "an app imports one above it:\n" + "\n".join(wrong)
+
+
+def test_no_module_imports_itself_back():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_cycles():
+    """The check above can fail: a circle of three and a pair are found, a chain is not."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"d"}, "f": {"g"}}
+    assert sorted(cycles(graph)) == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_handbook_knows_nothing_of_search_or_summaries():
+    graph = import_graph()
+    leaks = sorted(
+        f"{m} -> {t}"
+        for m, ts in graph.items()
+        if m.startswith("handbook")
+        for t in ts
+        if t.startswith(("search", "summaries"))
+    )
+    assert leaks == []
+
+
+def test_modules_stay_small():
+    paths = [p for layer in (*LAYERS, "tests") for p in (ROOT / layer).rglob("*.py") if "migrations" not in p.parts]
+    long = sorted(f"{p.relative_to(ROOT)}: {n}" for p in paths if (n := len(p.read_text().splitlines())) > MAX_LINES)
+    assert long == [], f"modules over {MAX_LINES} lines:\n" + "\n".join(long)

@@ -23,11 +23,6 @@ from search.models import Chunk, IndexState
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):  # type: ignore[no-untyped-def]
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def space(make_space):  # type: ignore[no-untyped-def]
     return make_space("people")

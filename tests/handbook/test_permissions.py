@@ -28,12 +28,6 @@ from tests.readers import visible_page_ids
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):  # type: ignore[no-untyped-def]
-    """make_user hashes a password per user; the default hasher costs ~0.3 s each."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def visible_ids(user) -> set[int]:  # type: ignore[no-untyped-def]
     return set(Page.objects.visible_to(user).values_list("id", flat=True))
 

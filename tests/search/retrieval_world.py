@@ -80,16 +80,27 @@ PAGES = {
 SECRET = {"salary", "dismissal"}
 
 
-def build(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
+SPACES = {
+    # slug: (viewers, editors)
+    "people": (("staff",), ("hr",)),
+    "finance": (("staff",), ("finance",)),
+    "payroll": (("staff",), ("payroll",)),
+    "hr-confidential": (("hr",), ("hr",)),
+}
+
+
+def build(make_space, make_page, make_user, only: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    """The handbook of ``PAGES`` (or of the pages named in ``only``, and their spaces), Bob and Alice."""
+    chosen = {ref: PAGES[ref] for ref in only or PAGES}
+    used = dict.fromkeys(space for space, *_rest in chosen.values())
     spaces = {
-        "people": make_space("people", viewers=("staff",), editors=("hr",)),
-        "finance": make_space("finance", viewers=("staff",), editors=("finance",)),
-        "payroll": make_space("payroll", viewers=("staff",), editors=("payroll",)),
-        "hr-confidential": make_space("hr-confidential", viewers=("hr",), editors=("hr",)),
+        slug: make_space(slug, viewers=viewers, editors=editors)
+        for slug, (viewers, editors) in SPACES.items()
+        if slug in used
     }
     pages = {
         ref: make_page(spaces[space], title, body, language=lang, restricted_to=restricted, ref=ref)
-        for ref, (space, title, body, lang, restricted) in PAGES.items()
+        for ref, (space, title, body, lang, restricted) in chosen.items()
     }
     return {
         "pages": pages,
@@ -97,6 +108,13 @@ def build(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
         "bob": make_user("bob", "staff"),
         "alice": make_user("alice", "staff", "hr", "payroll"),
     }
+
+
+def add_page(world, make_page, ref: str, title: str, body: str, **kw):  # type: ignore[no-untyped-def]
+    """One more page in the space of "remote", known to ``refs`` and ``found`` by ``ref``."""
+    page = make_page(world["pages"]["remote"].space, title, body, ref=ref, **kw)
+    world["ids"][ref] = page.pk
+    return page
 
 
 def refs(world, page_ids) -> list[str]:  # type: ignore[no-untyped-def]

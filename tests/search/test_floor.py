@@ -12,6 +12,7 @@ from search.retrieval.relevance import Floor, parse_floor, similarity_floor
 from search.retrieval.vector import vector_leg
 from search.selectors import search_pages
 from tests.readers import visible_page_ids
+from tests.search.retrieval_world import build
 
 pytestmark = pytest.mark.django_db
 
@@ -21,44 +22,14 @@ def _calibrated_floor(settings):  # type: ignore[no-untyped-def]
     settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the floor calibrated for the local model
 
 
-PAGES = {
-    "remote": (
-        "people",
-        "Remote work",
-        "# Remote work\n\nEmployees may work from home two days per week once the trial period is over. "
-        "Agree the days with your manager.",
-        "en",
-    ),
-    "teletravail": (
-        "people",
-        "Télétravail",
-        "# Télétravail\n\nLe télétravail est possible deux jours par semaine après la période "
-        "d'essai. Les jours sont fixés avec votre responsable.",
-        "fr",
-    ),
-    "parking": (
-        "people",
-        "Parking",
-        "# Parking\n\nThe garage under building B has forty spaces. Badges open the gate from seven to eight.",
-        "en",
-    ),
-    "expenses": (
-        "finance",
-        "Expense reports",
-        "# Expense reports\n\nSubmit receipts within thirty days. Taxi and train tickets are reimbursed "
-        "when you travel for work.",
-        "en",
-    ),
-}
+FLOOR_PAGES = ("remote", "teletravail", "parking", "expenses")  # open to staff, in two spaces
 GIBBERISH = ["xyzzyplugh", "zzzz", "qsdfghjklm", "wxcvbn poiuyt"]
 
 
 @pytest.fixture
-def handbook(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
-    spaces = {slug: make_space(slug, viewers=("staff",)) for slug in ("people", "finance")}
-    for ref, (space, title, body, language) in PAGES.items():
-        make_page(spaces[space], title, body, language=language, ref=ref)
-    return make_user("bob", "staff")
+def handbook(fast_passwords, make_space, make_page, make_user):  # type: ignore[no-untyped-def]
+    """Bob, who reads every page of a part of the retrieval test handbook."""
+    return build(make_space, make_page, make_user, only=FLOOR_PAGES)["bob"]
 
 
 def test_gibberish_finds_nothing_and_says_so(client, handbook):
@@ -81,7 +52,7 @@ def test_meaning_still_finds_a_page_that_shares_no_word(handbook):
 def test_without_a_floor_every_neighbour_is_a_hit(settings, handbook):
     """The control: the floor is what empties the list (nearest neighbours always exist)."""
     settings.EMBEDDINGS_SIMILARITY_FLOOR = "-1"
-    assert len(retrieve("xyzzyplugh", handbook).pages) == len(PAGES)
+    assert len(retrieve("xyzzyplugh", handbook).pages) == len(FLOOR_PAGES)
 
 
 def test_the_floor_cuts_exact_and_hnsw_lists_alike(handbook):

@@ -8,6 +8,7 @@ from search.models import LexiconWord
 from search.retrieval.pipeline import retrieve
 from search.services import index_sweep, lexicon_build
 from search.statistics import word_translation as lexicon
+from tests.tiny_lexicon import tiny_lexicon
 
 TRAVEL_EN = (
     "# Travel reimbursement\n\n"
@@ -22,12 +23,7 @@ BUDGET_EN = "# Budget\n\nThe board approves the yearly budget in March. Salary b
 
 @pytest.fixture(autouse=True)
 def _fresh_lexicon(monkeypatch):  # type: ignore[no-untyped-def]
-    # A tiny handbook: every word counts, and one page per language is enough.
-    monkeypatch.setattr(lexicon, "MIN_CHUNKS", 1)
-    monkeypatch.setattr(lexicon, "MIN_LANGUAGE_CHUNKS", 1)
-    lexicon.forget()
-    yield
-    lexicon.forget()
+    yield from tiny_lexicon(monkeypatch)
 
 
 @pytest.fixture

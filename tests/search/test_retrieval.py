@@ -13,7 +13,7 @@ from search.retrieval.query import parse_query
 from search.retrieval.vector import vector_leg
 from search.selectors import search_pages
 from tests.readers import crosslang_leg, visible_page_ids
-from tests.search.retrieval_world import SECRET, found, kw_leg, refs
+from tests.search.retrieval_world import SECRET, add_page, found, kw_leg, refs
 
 pytestmark = pytest.mark.django_db
 
@@ -57,14 +57,14 @@ def test_accents_are_folded_on_the_query_side(kw):  # type: ignore[no-untyped-de
 
 
 def test_accents_are_folded_on_the_document_side(kw, make_page):  # type: ignore[no-untyped-def]
-    page = make_page(
-        kw["pages"]["remote"].space,
+    add_page(
+        kw,
+        make_page,
+        "unaccented",
         "Teletravail FAQ",
         "# Teletravail FAQ\n\nLe teletravail se demande en ligne.",
         language="fr",
-        ref="unaccented",
     )
-    kw["ids"]["unaccented"] = page.pk
     assert "unaccented" in found(kw, "télétravail")
 
 
@@ -96,13 +96,13 @@ def test_only_exclusions_is_an_empty_search(kw):  # type: ignore[no-untyped-def]
 
 
 def test_page_lists_all_its_matching_chunks(kw, make_page):  # type: ignore[no-untyped-def]
-    page = make_page(
-        kw["pages"]["remote"].space,
+    page = add_page(
+        kw,
+        make_page,
+        "bikes",
         "Bike policy",
         "# Bikes\n\nBikes go in the bike shed.\n\n## Repairs\n\nA bike repair kit sits by the shed.\n",
-        ref="bikes",
     )
-    kw["ids"]["bikes"] = page.pk
     chunk_ids = set(Chunk.objects.filter(page=page).values_list("id", flat=True))
     assert len(chunk_ids) >= 2
     retrieval = retrieve("bike shed", kw["bob"])

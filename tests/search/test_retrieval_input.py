@@ -10,7 +10,7 @@ from search.retrieval.hits import Filters
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import MAX_QUERY_CHARS
 from search.selectors import highlight, search_pages
-from tests.search.retrieval_world import PAGES, SECRET, found
+from tests.search.retrieval_world import PAGES, SECRET, add_page, found
 
 pytestmark = pytest.mark.django_db
 
@@ -165,11 +165,12 @@ def test_highlight_with_no_words_is_escaped_text():
 
 
 def test_search_snippets_are_escaped(kw, make_page):  # type: ignore[no-untyped-def]
-    page = make_page(
-        kw["pages"]["remote"].space,
+    page = add_page(
+        kw,
+        make_page,
+        "scooters",
         "Scooters",
         "# Scooters\n\nScooters <script>alert(1)</script> park in bay <img src=x onerror=alert(1)> C.",
-        ref="scooters",
     )
     shown = search_pages(user=kw["bob"], query="scooters")
     result = next(r for r in shown.results if r.page_id == page.pk)

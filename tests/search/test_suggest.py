@@ -6,8 +6,8 @@ import pytest
 
 from search.retrieval import suggest
 from search.services import lexicon_build
-from search.statistics import word_translation as lexicon
 from search.statistics.scopes import reader_of
+from tests.tiny_lexicon import tiny_lexicon
 
 TRAVEL = (
     "# Travel reimbursement\n\n"
@@ -22,12 +22,8 @@ BUDGET = "# Budget\n\nThe confidential budget is approved in March. The budget l
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch, settings):  # type: ignore[no-untyped-def]
     settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated floor: misspelt queries find little
-    monkeypatch.setattr(lexicon, "MIN_CHUNKS", 1)
-    monkeypatch.setattr(lexicon, "MIN_LANGUAGE_CHUNKS", 1)
-    lexicon.forget()
     suggest.forget()
-    yield
-    lexicon.forget()
+    yield from tiny_lexicon(monkeypatch)
     suggest.forget()
 
 

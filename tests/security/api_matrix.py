@@ -8,11 +8,11 @@ and a page they cannot read answers exactly like a page that does not exist.
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 from urllib.parse import urlencode
 
 from tests.security.matrix import Leak, World, _canaries_in
+from tests.security.revocation import set_up_trial
 
 VIAS = ("token", "session")
 MISSING_REF = "page:00000000000000000000000000000000"
@@ -111,27 +111,10 @@ def run_api_trial(seed: int, kind: str, client: Any, *, via: str) -> tuple[bool,
     ``provider_sign_in``: the identity provider drops the group and the person signs in again
     (the sign-in's group synchronisation, ``accounts.oidc.sync_groups``, with the new claims).
     """
-    from django.contrib.auth.models import Group, User
-
     from accounts.oidc import sync_groups
-    from handbook.services import page_create, page_move, space_create
-    from search.indexing.pipeline import page_reindex
 
-    rng = random.Random(seed)
-    tag = f"a{seed}{kind[:3]}{via[:1]}"
-    readers = Group.objects.create(name=f"{tag}-readers")
-    other = Group.objects.create(name=f"{tag}-other")
-    open_space = space_create(slug=f"{tag}-open", title="Open", viewer_groups=[readers])
-    closed_space = space_create(slug=f"{tag}-closed", title="Closed", viewer_groups=[other])
-    user = User.objects.create_user(username=f"{tag}-user", password="x")
-    user.groups.add(readers)
-    secret = f"secret{seed}{rng.randint(1000, 9999)}"
-    page = page_create(
-        space=open_space,
-        title=f"Bonus plan {secret}",
-        body=f"# Bonus plan\n\nThe bonus plan {secret} pays twice a year.",
-    )
-    page_reindex(page_id=page.pk, revision_id=page.published_revision_id)
+    trial = set_up_trial(seed, f"a{seed}{kind[:3]}{via[:1]}")
+    user, secret, page = trial.user, trial.secret, trial.page
     world = World(seed=seed, users={user.username: user})
     headers = _auth(world, user.username, client, via)
 
@@ -145,15 +128,11 @@ def run_api_trial(seed: int, kind: str, client: Any, *, via: str) -> tuple[bool,
         return page.ref in found or page.ref in answer or direct == 200
 
     saw_before = sees()
-    if kind == "remove_from_group":
-        user.groups.remove(readers)
-    elif kind == "move_to_restricted_space":
-        page_move(page=page, space=closed_space)
-    elif kind == "restrict_page":
-        page.restricted_to_groups.set([other])
-    else:
+    if kind == "provider_sign_in":
         from django.test import override_settings
 
-        with override_settings(OIDC_GROUP_MAP={"idp-readers": [readers.name], "idp-other": [other.name]}):
+        with override_settings(OIDC_GROUP_MAP={"idp-readers": [trial.readers.name], "idp-other": [trial.other.name]}):
             sync_groups(user, {"groups": ["idp-other-unrelated"]})
+    else:
+        trial.revoke(kind)
     return saw_before, sees()

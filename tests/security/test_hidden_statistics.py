@@ -28,6 +28,7 @@ from search.services import lexicon_build
 from search.statistics import word_translation as lexicon
 from search.statistics.scopes import reader_of
 from search.statistics.term_statistics import refresh_lexeme_stats, term_weights
+from tests.tiny_lexicon import tiny_lexicon
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(900)]
 
@@ -60,12 +61,8 @@ HIDDEN_WORDS = (
 def _small_handbook_statistics(monkeypatch, settings):  # type: ignore[no-untyped-def]
     settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated similarity floor, as served
     # A tiny handbook: every word is vocabulary and every language has a mean.
-    monkeypatch.setattr(lexicon, "MIN_CHUNKS", 1)
-    monkeypatch.setattr(lexicon, "MIN_LANGUAGE_CHUNKS", 1)
     monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
-    lexicon.forget()
-    yield
-    lexicon.forget()
+    yield from tiny_lexicon(monkeypatch)
 
 
 @pytest.fixture

@@ -149,6 +149,16 @@ HEADERS = [
 ]
 
 
+SWEEP_HEADERS = [
+    "min score",
+    "native answered",
+    "native no_answer (unanswerable)",
+    "native evidence hit",
+    "translated answered",
+    "translated evidence hit",
+]
+
+
 def _sweep(rows: list[dict[str, Any]], thresholds: Iterable[float]) -> list[list[Any]]:
     """Answered / declined / evidence hit at each answerability threshold (score of the best unit)."""
     native = [r for r in rows if r["set"] == "native"]
@@ -230,19 +240,7 @@ def main() -> None:
         grid = sorted({round(current + d, 3) for d in (-0.06, -0.04, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03, 0.04)})
         sweep = _sweep(rows, grid)
         print(f"\n### Answerability threshold sweep (score of the best unit; current {current})\n")
-        print(
-            md_table(
-                [
-                    "min score",
-                    "native answered",
-                    "native no_answer (unanswerable)",
-                    "native evidence hit",
-                    "translated answered",
-                    "translated evidence hit",
-                ],
-                sweep,
-            )
-        )
+        print(md_table(SWEEP_HEADERS, sweep))
         print(f"(scores range {scores[0]:.3f} .. {scores[-1]:.3f})")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "ask.json").write_text(

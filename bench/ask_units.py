@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from bench.ask import MAX_UNITS, MAX_WORDS, MIN_COVERAGE, coverage
+from bench.ask import MAX_UNITS, MAX_WORDS, MIN_COVERAGE, SWEEP_HEADERS, coverage
 from bench.common import CORPORA, RESULTS, load_queries, md_table, mean, percentile
 
 HANDBOOKS = ("18f-handbook", "etalab-guides", "betagouv-communaute")
@@ -264,19 +264,7 @@ def main() -> None:
                 mean(1.0 if r["score"] >= t and r["units"]["covers"] else 0.0 for r in translated if r["evidence"]),
             ]
         )
-    print(
-        md_table(
-            [
-                "min score",
-                "native answered",
-                "native no_answer (unanswerable)",
-                "native evidence hit",
-                "translated answered",
-                "translated evidence hit",
-            ],
-            sweep,
-        )
-    )
+    print(md_table(SWEEP_HEADERS, sweep))
     print("\n### Alternative decision scores: similarity + b × word score of the best unit\n")
     alternatives = []
     for b in (0.0, 0.03, 0.05, 0.1, 0.2):

@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -347,6 +348,30 @@ def peak_rss_mb() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+# --- processes ------------------------------------------------------------------------
+
+
+def start_celery_worker(name: str, log: IO[bytes], *options: str) -> subprocess.Popen[bytes]:
+    """A real Celery worker (one prefork child) in its own process group; ``options`` such as ``-Q``."""
+    command = [sys.executable, "-m", "celery", "-A", "handbook", "worker", *options, "--loglevel=WARNING",
+               "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle", "-n", name]  # fmt: skip
+    env = dict(os.environ, CELERY_TASK_ALWAYS_EAGER="false")
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop_process_groups(*processes: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the groups still running, then SIGKILL any group whose leader is not gone 30 s later."""
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
 
 
 if __name__ == "__main__":

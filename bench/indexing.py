@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -151,30 +149,8 @@ def pipeline_worker(pages: list[Any], timeout: float = 1800) -> dict[str, Any]:
     if workers_available():
         return {"skipped": "another worker is already consuming the bench queue"}
     app.control.purge()  # tasks queued by earlier loads (indexed inline since) must not run now
-    env = dict(os.environ, CELERY_TASK_ALWAYS_EAGER="false")
     log = open(common.RESULTS / "indexing-worker.log", "wb")  # noqa: SIM115 - closed below
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "handbook",
-            "worker",
-            "--loglevel=WARNING",
-            "--concurrency=1",
-            "--pool=prefork",
-            "--without-gossip",
-            "--without-mingle",
-            "-n",
-            f"bench-{os.getpid()}@%h",
-        ],
-        cwd=common.ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    worker = common.start_celery_worker(f"bench-{os.getpid()}@%h", log)
     try:
         deadline = time.monotonic() + 90
         while not app.control.ping(timeout=0.5):
@@ -197,13 +173,7 @@ def pipeline_worker(pages: list[Any], timeout: float = 1800) -> dict[str, Any]:
             "pool_children_vmhwm_mb": [_vm_hwm_mb(c) for c in children],
         }
     finally:
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGTERM)
-            try:
-                worker.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait(10)
+        common.stop_process_groups(worker)
         log.close()
     return {
         "pages": len(pages),

@@ -20,7 +20,6 @@ import csv
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +29,8 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bench.common import stop_process_groups
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -286,13 +287,8 @@ def run_load(
         if locust.returncode not in (0, 1):  # 1: locust saw failures, reported from the CSV
             result.failures_detail.append(f"locust exited with {locust.returncode}")
     finally:
-        if gunicorn is not None and gunicorn.poll() is None:
-            os.killpg(gunicorn.pid, signal.SIGTERM)
-            try:
-                gunicorn.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(gunicorn.pid, signal.SIGKILL)
-                gunicorn.wait(10)
+        if gunicorn is not None:
+            stop_process_groups(gunicorn)
         if throwaway:
             subprocess.run([PYTHON, "-m", "core.embedded", "stop"], cwd=ROOT, env=env, check=False)
             shutil.rmtree(directory, ignore_errors=True)

@@ -80,54 +80,16 @@ def make_corpus(bulk_pages: int) -> tuple[Any, list[Any], Any]:
 def _start_workers(queues: list[str]) -> list[subprocess.Popen[bytes]]:
     from handbook.celery import app
 
-    env = dict(os.environ, CELERY_TASK_ALWAYS_EAGER="false")
     workers = []
     for number, queue in enumerate(queues):
         log = open(common.RESULTS / f"queues-worker-{number}.log", "wb")  # noqa: SIM115 - the worker's
-        workers.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "handbook",
-                    "worker",
-                    "-Q",
-                    queue,
-                    "--loglevel=WARNING",
-                    "--concurrency=1",
-                    "--pool=prefork",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "-n",
-                    f"bench-queues-{number}-{os.getpid()}@%h",
-                ],
-                cwd=common.ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-        )
+        workers.append(common.start_celery_worker(f"bench-queues-{number}-{os.getpid()}@%h", log, "-Q", queue))
     deadline = time.monotonic() + 120
     while len(app.control.ping(timeout=1.0)) < len(workers):
         if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
-            _stop_workers(workers)
+            common.stop_process_groups(*workers)
             raise SystemExit(f"workers did not start; see {common.RESULTS}/queues-worker-*.log")
     return workers
-
-
-def _stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
-    for worker in workers:
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGTERM)
-    for worker in workers:
-        try:
-            worker.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait(10)
 
 
 def _found_by_keyword(reader: Any, word: str, page_id: int) -> bool:
@@ -203,7 +165,7 @@ def run_layout(layout: str, reader: Any, bulk: list[Any], editor_page: Any, edit
         pending_at_end = pages_needing_index().filter(id__in=ids).count()
         edits_s = time.perf_counter() - bulk_started
     finally:
-        _stop_workers(workers)
+        common.stop_process_groups(*workers)
     found = [s for s in keyword_s if s is not None]
     embedded = [s for s in embedded_s if s is not None]
     return {

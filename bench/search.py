@@ -1063,7 +1063,7 @@ def scale(size: str, sections: Sequence[str] = SCALE_SECTIONS) -> None:
     common.write_results(f"search_scale_{size}{suffix}", results)
 
 
-def _stopwords_of_any_language(term_weights: Callable[[list[str]], Any]) -> Callable[[list[str]], Any]:
+def _stopwords_of_any_language(term_weights: Callable[..., Any]) -> Callable[..., Any]:
     """Prototype: a word that is a stop-word in any configured language scores in no language partition.
 
     Today "de", "le", "les", "que" are French stop-words but not English ones, so in the English
@@ -1073,8 +1073,8 @@ def _stopwords_of_any_language(term_weights: Callable[[list[str]], Any]) -> Call
 
     from search.statistics.term_statistics import CONFIGS
 
-    def weights(terms: list[str]) -> Any:
-        result = term_weights(terms)
+    def weights(terms: list[str], *args: Any) -> Any:  # (terms, reader) as keyword_leg calls it
+        result = term_weights(terms, *args)
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT t FROM unnest(%s::text[]) t WHERE "  # noqa: S608 - config names are constants

@@ -40,34 +40,41 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use true/false, 1/0, yes/no, on/off)")
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def _number(name: str, parse: type[int] | type[float], kind: str) -> int | float | None:
+    """The variable read with ``parse`` (None when unset or blank); a value it cannot read is refused."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
-        return default
+        return None
     try:
-        value = int(raw.strip())
+        value = parse(raw.strip())
     except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from exc
+        raise ImproperlyConfigured(f"{name}={raw!r} is not {kind}") from exc
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number")
+    return value
+
+
+def _bounded(name: str, value: float, minimum: float | None, maximum: float | None) -> None:
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} is below the minimum {minimum}")
     if maximum is not None and value > maximum:
         raise ImproperlyConfigured(f"{name}={value} is above the maximum {maximum}")
-    return value
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    value = _number(name, int, "an integer")
+    if value is None:
+        return default
+    _bounded(name, value, minimum, maximum)
+    return int(value)
 
 
 def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
+    value = _number(name, float, "a number")
+    if value is None:
         return default
-    try:
-        value = float(raw.strip())
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from exc
-    if not math.isfinite(value):
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number")
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={value} is below the minimum {minimum}")
-    return value
+    _bounded(name, value, minimum, None)
+    return float(value)
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

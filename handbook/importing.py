@@ -7,7 +7,6 @@ number and skipped; the others still import.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from core.jsonl import object_line
 from core.queues import bulk_work
 from handbook.models import LANGUAGES, Page, Space
 from handbook.page_work import page_changed
@@ -53,14 +53,9 @@ def parse_line(raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise LineError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
     try:
-        item = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LineError(f"bad JSON: {exc.msg} (column {exc.colno})") from exc
-    if not isinstance(item, dict):
-        raise LineError("expected a JSON object")
-    missing = [name for name in REQUIRED_FIELDS if name not in item]
-    if missing:
-        raise LineError(f"missing field(s): {', '.join(missing)}")
+        item = object_line(text, REQUIRED_FIELDS)
+    except ValueError as exc:
+        raise LineError(str(exc)) from exc
     for name in REQUIRED_FIELDS:
         if not isinstance(item[name], str):
             raise LineError(f"field {name!r} must be a string")

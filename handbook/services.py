@@ -12,6 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
+from core import languages
 from handbook.models import Page, Revision, SlugRedirect, Space
 from handbook.page_work import page_changed
 
@@ -56,7 +57,7 @@ def page_create(
     space: Space,
     title: str,
     body: str,
-    language: str = "en",
+    language: str = languages.DEFAULT.code,
     author: Any = None,
     ref: str | None = None,
     publish: bool = True,

@@ -321,7 +321,7 @@ AUTHENTICATION_BACKENDS = [
 ]
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 1209600, minimum=60)
 
-LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", languages.DEFAULT.code)
 LANGUAGES = languages.CHOICES
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")

@@ -6,14 +6,8 @@ class SearchConfig(AppConfig):
     verbose_name = "Search index"
 
     def ready(self) -> None:
-        from django.db.backends.signals import connection_created
-        from django.db.models.signals import post_migrate
-
         from handbook import page_work
-        from search import pgvector_types, services
-
-        connection_created.connect(pgvector_types.on_connection_created, dispatch_uid="search.pgvector_types")
-        post_migrate.connect(pgvector_types.after_migrate, dispatch_uid="search.pgvector_types.migrate")
+        from search import services
 
         page_work.register(
             page_work.PageWork(

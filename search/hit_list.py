@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from core import languages
 from search import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
@@ -58,7 +59,7 @@ def run_search(
     """Retrieve for ``user`` and resolve ``limit`` pages from rank ``offset``. Raises QueryError."""
     if not getattr(user, "is_active", False):
         # An inactive user may read nothing: answer without running the legs at all.
-        return Retrieval(parse_query(text), [], "en"), []
+        return Retrieval(parse_query(text), [], languages.DEFAULT.code), []
     retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
     window = retrieval.pages[offset : offset + limit]
     # Visible pages only, again: a page unpublished since the retrieval query is dropped, never shown.

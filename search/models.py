@@ -38,7 +38,7 @@ class Chunk(models.Model):
     heading = models.CharField(max_length=1000, blank=True, help_text="Heading path, outermost first.")
     anchor = models.CharField(max_length=300, blank=True, help_text="Id of the heading in the rendered page.")
     text = models.TextField()
-    language = models.CharField(max_length=8, default="en")
+    language = models.CharField(max_length=8, default=languages.DEFAULT.code)
     content_hash = models.CharField(max_length=64)
     search_vector = SearchVectorField(null=True)
     # Dimensionless on purpose: a model change may bring another dimension.
@@ -118,7 +118,7 @@ class AskLog(models.Model):
 
     user = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
     question = models.TextField()
-    language = models.CharField(max_length=8, default="en")
+    language = models.CharField(max_length=8, default=languages.DEFAULT.code)
     mode = models.CharField(max_length=12, choices=Mode.choices)
     answer = models.TextField(blank=True)
     citations = models.JSONField(default=list, blank=True)
@@ -145,7 +145,7 @@ class SearchMiss(models.Model):
     """
 
     query = models.CharField(max_length=500)
-    language = models.CharField(max_length=8, default="en")
+    language = models.CharField(max_length=8, default=languages.DEFAULT.code)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

@@ -11,7 +11,8 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
-from core.text import STOPWORDS, fold_accents
+from core import languages
+from core.text import fold_accents
 from handbook.models import Page
 from search import resolve
 from search.retrieval.hits import Retrieval
@@ -58,7 +59,7 @@ class SearchPage:
     page: int
     per_page: int
     facets: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)
-    query_language: str = "en"
+    query_language: str = languages.DEFAULT.code
     error: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -167,7 +168,7 @@ def search_pages(
 
         summaries = summaries_for_pages(list(shown))
     # Mark content words only: "of", "do", "le" everywhere would hide the matches that matter.
-    stop = STOPWORDS["en"] | STOPWORDS["fr"]
+    stop = languages.ALL_STOPWORDS
     words = [w for w in retrieval.query.positive_words if w not in stop] or retrieval.query.positive_words
     results = []
     for hit in window:

@@ -16,9 +16,9 @@ Design choices (and why):
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 
+from core.text import split_sentences
 from handbook.markdown import Block, Piece, markdown_blocks
 
 __all__ = ["HEADING_SEPARATOR", "ChunkDraft", "chunk_markdown"]
@@ -91,22 +91,6 @@ def _sections(blocks: list[Block]) -> list[_Section]:
 # Splitting oversized blocks into units
 # --------------------------------------------------------------------------
 
-# Sentence end: terminal punctuation, optional closing quotes/brackets, spaces.
-_SENTENCE_END = re.compile(r"[.!?…]+([\"'»”’)\]]*)(\s+)")
-
-
-def _sentences(text: str) -> list[str]:
-    out: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        nxt = text[match.end() : match.end() + 1]
-        if nxt.islower():  # "e.g. foo", "approx. ten": not a sentence start
-            continue
-        out.append(text[start : match.start(2)])
-        start = match.end()
-    out.append(text[start:])
-    return [s.strip() for s in out if s.strip()]
-
 
 def _hard_wrap(text: str, max_chars: int) -> list[str]:
     """Last resort for a single run-on sentence: cut at spaces (or anywhere)."""
@@ -134,7 +118,7 @@ def _prose_units(text: str, first_sep: str, max_chars: int) -> list[_Unit]:
     if len(text) <= max_chars:
         return [_Unit(text, first_sep)]
     parts: list[str] = []
-    for sentence in _sentences(text):
+    for sentence in split_sentences(text):  # the project's one sentence splitter
         parts.extend([sentence] if len(sentence) <= max_chars else _hard_wrap(sentence, max_chars))
     return [_Unit(part, first_sep if i == 0 else " ") for i, part in enumerate(parts)]
 

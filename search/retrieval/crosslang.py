@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from django.core.cache import cache
+from pgvector import Vector
 
 from core.db_router import read_connection
 from search.retrieval.hits import ChunkHit, Filters
@@ -53,14 +54,14 @@ def _scope_sums(model: str) -> list[tuple[int, tuple[int, ...], str, np.ndarray,
     if cached is None:
         with read_connection().cursor() as cursor:
             cursor.execute(
-                "SELECT space_id, groups, chunk_language, sum(embedding), count(*) FROM ("  # noqa: S608
+                "SELECT space_id, groups, chunk_language, sum(embedding)::text, count(*) FROM ("  # noqa: S608
                 + scoped_chunks_sql("c.embedding_model = %s AND c.embedding IS NOT NULL")
                 + ") scoped GROUP BY 1, 2, 3",
                 [model],
             )
             # Parsed once here, not on every search that reads the cache.
             cached = [
-                (space_id, tuple(groups), lang, total.to_numpy().astype(np.float64), int(n))
+                (space_id, tuple(groups), lang, Vector.from_text(total).to_numpy().astype(np.float64), int(n))
                 for space_id, groups, lang, total, n in cursor.fetchall()
             ]
         cache.set(key, cached, MEANS_TTL_S)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from core import languages
 from core.text import detect_language
 from search.indexing.model_switch import query_embedder
 from search.retrieval import parallel
@@ -70,7 +71,7 @@ def retrieve(
     timings: dict[str, float] = {}
     started = time.perf_counter()
     parsed = parse_query(text)
-    query_language = detect_language(parsed.raw) if parsed.raw else "en"
+    query_language = detect_language(parsed.raw) if parsed.raw else languages.DEFAULT.code
     timings["parse"] = time.perf_counter() - started
     if parsed.is_empty:
         return Retrieval(parsed, [], query_language, timings)

@@ -61,7 +61,7 @@ def vector_leg(
     filter_sql, filter_params = filters.sql()
     if exact is None:
         exact = len(vector) != HNSW_DIMENSIONS or use_exact_scan(visible)
-    literal = Vector(vector)  # dumped by pgvector's registered type (search/pgvector_types.py)
+    literal = Vector(vector).to_text()  # pgvector's own text form, cast with ::vector
     # Cosine distance is at most 2: the "no floor" test keeps every row.
     max_distance = 2.0 if max_distance is None else max_distance
     if exact:
@@ -154,8 +154,8 @@ def exact_vector_lists(
          ) p)
     """  # noqa: S608 - composed from our own SQL, values are parameters
     params = [
-        Vector(vector),
-        Vector(centred.unit),
+        Vector(vector).to_text(),
+        Vector(centred.unit).to_text(),
         *visible_params,
         model,
         *filter_params,

@@ -163,4 +163,4 @@ def test_unknown_command_is_a_usage_error(data_dir):  # type: ignore[no-untyped-
     process = _embedded(data_dir, "restart")
     _out, err = process.communicate(timeout=60)
     assert process.returncode == 2
-    assert "usage: python -m core.embedded [start|stop]" in err
+    assert "usage: python -m core.embedded [env|start|stop]" in err

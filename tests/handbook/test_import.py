@@ -299,7 +299,7 @@ def test_title_is_trimmed_and_capped(tmp_path):  # type: ignore[no-untyped-def]
 @pytest.fixture(autouse=True)
 def _no_worker(monkeypatch):  # type: ignore[no-untyped-def]
     """These tests prove the no-worker path: a worker left by another test must not be used."""
-    monkeypatch.setattr("search.services.workers_available", lambda timeout=1.0: False)
+    monkeypatch.setattr("handbook.management.commands.load_corpus.workers_available", lambda timeout=1.0: False)
 
 
 def test_wait_without_worker_indexes_inline(tmp_path):  # type: ignore[no-untyped-def]
@@ -360,7 +360,7 @@ def test_seed_demo_creates_users_spaces_pages_and_is_idempotent(no_embeddings, m
     from search import tasks
 
     queued: list[str] = []
-    monkeypatch.setattr(tasks.refresh_lexicon, "delay", lambda: queued.append("lexicon"))
+    monkeypatch.setattr(tasks.refresh_lexicon, "apply_async", lambda *args, **kwargs: queued.append("lexicon"))
     out, err = StringIO(), StringIO()
     call_command("seed_demo", stdout=out, stderr=err)
     assert err.getvalue() == ""

@@ -52,7 +52,7 @@ def test_page_create_publishes_revision_one(space, make_user, django_capture_on_
     assert page.body == "Twenty five days."
     assert page.last_editor == author
     assert page.ref.startswith("page:")
-    assert len(callbacks) == 1  # one reindex, after commit
+    assert len(callbacks) == 2  # the reindex and the summary, each queued after commit
 
 
 def test_page_create_draft_is_not_published_nor_enqueued(space, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
@@ -139,7 +139,7 @@ def test_changed_body_publishes_a_new_revision(page, make_user, django_capture_o
     assert page.last_editor == bob
     assert result.revision.note == "more days"
     assert numbers(page) == [1, 2]
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the reindex and the summary
 
 
 def test_changed_title_alone_is_a_change(page):  # type: ignore[no-untyped-def]
@@ -249,7 +249,7 @@ def test_restore_creates_a_new_revision(page, django_capture_on_commit_callbacks
     assert numbers(page) == [1, 2, 3]  # history only grows
     assert page.published_revision == restored
     assert page.body == "Twenty five days."
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the reindex and the summary
 
 
 def test_restoring_the_current_text_is_a_no_op(page):  # type: ignore[no-untyped-def]
@@ -311,7 +311,7 @@ def test_move_to_another_space(page, space, make_space, django_capture_on_commit
     assert page.slug == "annual-leave-2"  # unique in its new space
     assert page.parent is None
     assert SlugRedirect.objects.get(space_slug="people", page_slug="annual-leave").page == page
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the reindex and the summary
 
 
 def test_move_to_the_same_space_is_a_no_op(page, space):  # type: ignore[no-untyped-def]
@@ -331,7 +331,7 @@ def test_delete_and_undelete(no_embeddings, space, make_page, django_capture_on_
         page_delete(page=page)
     page.refresh_from_db()
     assert page.deleted_at is not None
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the reindex and the summary
     assert not Chunk.objects.filter(page=page).exists()  # unindexed by the task
     assert Page.objects.alive().filter(pk=page.pk).count() == 0
     assert Revision.objects.filter(page=page).count() == 1  # history kept
@@ -340,7 +340,7 @@ def test_delete_and_undelete(no_embeddings, space, make_page, django_capture_on_
         page_undelete(page=page)
     page.refresh_from_db()
     assert page.deleted_at is None
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the reindex and the summary
     assert Chunk.objects.filter(page=page).exists()
     assert IndexState.objects.get(page=page).status == IndexState.Status.INDEXED
 
@@ -354,8 +354,9 @@ def test_reindex_runs_only_after_commit(no_embeddings, page, django_capture_on_c
     # Inside the transaction nothing was indexed; the index state says "pending".
     assert not Chunk.objects.filter(page=page).exists()
     assert IndexState.objects.get(page=page).status == IndexState.Status.PENDING
-    assert len(callbacks) == 1
-    callbacks[0]()  # what the commit would run: the (eager) reindex task
+    assert len(callbacks) == 2  # the reindex and the summary
+    for callback in callbacks:  # what the commit would run: the (eager) reindex and summary tasks
+        callback()
     texts = list(Chunk.objects.filter(page=page).values_list("text", flat=True))
     assert any("Thirty days." in t for t in texts)
     page.refresh_from_db()

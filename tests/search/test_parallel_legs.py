@@ -6,18 +6,19 @@ import threading
 
 import pytest
 
-from search.retrieval import hits as retrieval
 from search.retrieval import parallel
+from search.retrieval import pipeline as retrieval
+from search.retrieval.hits import Filters
 from search.retrieval.pipeline import retrieve
 from tests.readers import crosslang_leg
-from tests.search.test_retrieval import SECRET, _build, refs
+from tests.search.retrieval_world import SECRET, build, refs
 
 pytestmark = pytest.mark.django_db(transaction=True)  # pool connections only see committed rows
 
 
 @pytest.fixture
 def world(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
-    built = _build(make_space, make_page, make_user)
+    built = build(make_space, make_page, make_user)
     yield built
     parallel.close_connections()  # before the tables are flushed for the next test
 
@@ -101,7 +102,7 @@ def test_language_partitions_walk_side_by_side_and_merge_into_one_list(world, mo
     embedder = query_embedder()
     vector = embedder.embed_query(query)
     expected = crosslang_leg(
-        vector, embedder.model_name, detect_language(query), visible_page_ids(world["bob"]), retrieval.Filters(), 100
+        vector, embedder.model_name, detect_language(query), visible_page_ids(world["bob"]), Filters(), 100
     )
     assert expected
 

@@ -61,7 +61,8 @@ def test_an_editor_save_goes_to_the_interactive_queue(  # type: ignore[no-untype
         page = page_create(space=space, title="Leave", body="Twenty-five days.")
     with django_capture_on_commit_callbacks(execute=True):
         page_save(page=page, title="Leave", body="Twenty-six days.")
-    assert queued() == {INTERACTIVE: Counter({REINDEX: 2}), BULK: Counter()}
+    # The reindex and the summary of each save, each on its own (handbook/page_work.py).
+    assert queued() == {INTERACTIVE: Counter({REINDEX: 2, SUMMARY: 2}), BULK: Counter()}
 
 
 def test_imports_go_to_the_bulk_queue(queued, make_space, no_embeddings, tmp_path, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
@@ -75,12 +76,12 @@ def test_imports_go_to_the_bulk_queue(queued, make_space, no_embeddings, tmp_pat
     with django_capture_on_commit_callbacks(execute=True):
         report = corpus_import(corpus, space=space)
     assert report.created == 3
-    assert queued() == {INTERACTIVE: Counter(), BULK: Counter({REINDEX: 3})}
+    assert queued() == {INTERACTIVE: Counter(), BULK: Counter({REINDEX: 3, SUMMARY: 3})}
 
     # Anything else that saves pages in bulk does so inside bulk_work().
     with django_capture_on_commit_callbacks(execute=True), bulk_work():
         page_create(space=space, title="Generated", body="x")
-    assert queued()[BULK][REINDEX] == 4
+    assert queued()[BULK][REINDEX] == queued()[BULK][SUMMARY] == 4
 
 
 def test_reindex_all_sweeps_and_the_vocabulary_go_to_the_bulk_queue(queued, make_space, make_page, no_embeddings):  # type: ignore[no-untyped-def]
@@ -115,13 +116,24 @@ def test_reindex_all_sweeps_and_the_vocabulary_go_to_the_bulk_queue(queued, make
 
 
 @pytest.mark.parametrize("queue", [INTERACTIVE, BULK])
-def test_a_summary_follows_its_reindex_to_the_same_queue(queue, queued, make_space, make_page, no_embeddings):  # type: ignore[no-untyped-def]
-    """GIVEN a reindex taken from one queue WHEN it enqueues the page's summary THEN on that queue."""
+def test_a_page_change_queues_its_reindex_and_its_summary_on_the_same_queue(  # type: ignore[no-untyped-def]
+    queue, queued, make_space, make_page, no_embeddings, django_capture_on_commit_callbacks
+):
+    """GIVEN a page change announced for one queue THEN its reindex and its summary both go there."""
+    from handbook.page_work import page_changed
+
+    page = make_page(make_space("hr"), "Leave", "Twenty-five days.", index=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        page_changed(page, queue=queue)
+    other = BULK if queue == INTERACTIVE else INTERACTIVE
+    assert queued() == {queue: Counter({REINDEX: 1, SUMMARY: 1}), other: Counter()}
+
+
+def test_a_reindex_queues_nothing_behind_it(queued, make_space, make_page, no_embeddings):  # type: ignore[no-untyped-def]
+    """Summaries are not chained behind indexing: running a reindex queues no summary."""
     from search.tasks import reindex_page
 
     page = make_page(make_space("hr"), "Leave", "Twenty-five days.", index=False)
-    # apply() runs the task here with the delivery info a worker would give it for that queue.
-    result = reindex_page.apply((page.pk, page.published_revision_id), routing_key=queue)
+    result = reindex_page.apply((page.pk, page.published_revision_id), routing_key=BULK)
     assert result.get() in ("indexed", "pending")
-    other = BULK if queue == INTERACTIVE else INTERACTIVE
-    assert queued() == {queue: Counter({SUMMARY: 1}), other: Counter()}
+    assert queued() == {INTERACTIVE: Counter(), BULK: Counter()}

@@ -247,7 +247,8 @@ def badges(site, make_space, make_page) -> Any:  # type: ignore[no-untyped-def]
 def shallow_lists(monkeypatch):  # type: ignore[no-untyped-def]
     """Each retrieval list cut after a few chunks, as a big handbook cuts at LEG_DEPTH: a filter
     then changes where the cut falls, which is how a filtered count came to differ from its facet."""
-    from search import retrieval, selectors
+    from search import selectors
+    from search.retrieval import pipeline as retrieval
 
     monkeypatch.setattr(selectors, "retrieve", functools.partial(retrieval.retrieve, depth=5))
 

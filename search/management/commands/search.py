@@ -24,6 +24,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.jsonl import object_line
 from search.hit_list import DEFAULT_LIMIT, MAX_LIMIT, MODES, Hit, run_search, search_json
 from search.retrieval.hits import Retrieval
 from search.retrieval.query import QueryError, parse_query
@@ -164,15 +165,7 @@ class Command(BaseCommand):
 
 
 def _parse_batch_line(line: str) -> tuple[Any, str]:
-    try:
-        item = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"bad JSON: {exc.msg} (column {exc.colno})") from None
-    if not isinstance(item, dict):
-        raise ValueError("expected a JSON object with qid and query")
-    missing = [key for key in ("qid", "query") if key not in item]
-    if missing:
-        raise ValueError(f"missing field(s): {', '.join(missing)}")
+    item = object_line(line, ("qid", "query"), expected="expected a JSON object with qid and query")
     qid, query = item["qid"], item["query"]
     if not isinstance(qid, str | int) or isinstance(qid, bool):
         raise ValueError("qid must be a string or an integer")

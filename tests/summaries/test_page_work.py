@@ -1,0 +1,48 @@
+"""Summaries react to page changes on their own: an embedding outage does not hold them up."""
+
+from __future__ import annotations
+
+import pytest
+from celery.exceptions import Retry
+
+from handbook.page_work import registered
+from search.indexing.embedders import EmbeddingError
+from search.models import IndexState
+from summaries.models import Summary
+
+pytestmark = pytest.mark.django_db
+
+
+class _DownEmbedder:
+    model_name = "down"
+    dimensions = 384
+
+    def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+        raise EmbeddingError("the embeddings provider is down")
+
+    embed_queries = embed_passages
+
+
+def test_indexing_and_summaries_are_registered_apart():
+    assert [work.name for work in registered()] == ["index", "summary"]
+
+
+def test_a_summary_is_written_while_embeddings_are_down(make_space, monkeypatch, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
+    from handbook.services import page_create
+
+    monkeypatch.setattr("search.indexing.pipeline.get_embedder", lambda: _DownEmbedder())
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        page = page_create(
+            space=make_space("hr"), title="Annual leave", body="# Leave\n\nStaff get 25 days of paid leave a year.\n"
+        )
+    assert len(callbacks) == 2  # the reindex and the summary, queued apart
+    failures = []
+    for callback in callbacks:  # what the commit runs (tasks are eager in the tests)
+        try:
+            callback()
+        except (EmbeddingError, Retry) as exc:  # the reindex task fails and asks to be retried
+            failures.append(exc)
+    state = IndexState.objects.get(page=page)
+    assert failures or state.status != IndexState.Status.INDEXED  # indexing did not complete…
+    summary = Summary.objects.get(page=page, status=Summary.Status.READY)  # …the summary did
+    assert "25 days" in summary.text

@@ -47,14 +47,19 @@ def fuse(
         weights = {**weights, "vector": vector_weight}
     merged: dict[int, ChunkHit] = {}
     for hit in keyword:
-        merged[hit.chunk_id] = ChunkHit(hit.chunk_id, hit.page_id, keyword_rank=hit.keyword_rank)
+        merged[hit.chunk_id] = ChunkHit(hit.chunk_id, hit.page_id, keyword_rank=hit.keyword_rank, coverage=hit.coverage)
     for hit in vector:
         entry = merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id))
         entry.vector_rank, entry.vector_distance = hit.vector_rank, hit.vector_distance
     for hit in crosslang or []:
         merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id)).crosslang_rank = hit.crosslang_rank
     for rank, hit in enumerate(translated or [], start=1):
-        merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id)).translated_rank = rank
+        entry = merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id))
+        entry.translated_rank = rank
+        # The share of the query's words the chunk holds, in the query's words or translated: Ask's
+        # answerability reads it (a question whose rare words no passage holds is not answered).
+        if hit.coverage is not None:
+            entry.coverage = max(entry.coverage or 0.0, hit.coverage)
     for hit in merged.values():
         # The translated query is another wording of the keyword query: a chunk found by both
         # counts once, at its better rank (summing them let translation noise outrank native hits).

@@ -17,14 +17,6 @@ from tests.security.hostile_payloads import LLM_SHOWS, Payload, one_line
 # The browser side
 # --------------------------------------------------------------------------
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-
 _INIT_SCRIPT = """
 (() => {
   const report = (kind, value) => { try { window.__pwned(kind + ':' + String(value)); } catch (e) {} };

@@ -33,7 +33,6 @@ class Passage:
     score: float
     vector_distance: float | None
     keyword_rank: int | None
-    keyword_coverage: float | None = None  # share of the question words' IDF the passage holds (or of its translation)
     # The question's vector as its retrieval computed it (one list shared by a question's passages):
     # Ask's sentence choice reuses it instead of embedding the question again through a cache
     # every person shares (its timing would tell who asked what).
@@ -78,7 +77,6 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
                 score=hit.score,
                 vector_distance=hit.vector_distance,
                 keyword_rank=hit.keyword_rank,
-                keyword_coverage=hit.coverage,
                 question_vector=retrieval.query_vector,
             )
         )

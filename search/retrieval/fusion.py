@@ -56,8 +56,7 @@ def fuse(
     for rank, hit in enumerate(translated or [], start=1):
         entry = merged.setdefault(hit.chunk_id, ChunkHit(hit.chunk_id, hit.page_id))
         entry.translated_rank = rank
-        # The share of the query's words the chunk holds, in the query's words or translated: Ask's
-        # answerability reads it (a question whose rare words no passage holds is not answered).
+        # The share of the query's words the chunk holds, in the query's words or translated.
         if hit.coverage is not None:
             entry.coverage = max(entry.coverage or 0.0, hit.coverage)
     for hit in merged.values():

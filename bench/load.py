@@ -19,6 +19,7 @@ import argparse
 import csv
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -91,6 +92,13 @@ def _env(data_dir: Path) -> dict[str, str]:
         LOAD_USER_PREFIX=USER_PREFIX,
         LOAD_PASSWORD=PASSWORD,
     )
+    # Settings only read the environment: the embedded services of this data dir, started if need be.
+    exports = subprocess.run(
+        [PYTHON, "-m", "core.embedded", "env"], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout
+    for line in exports.splitlines():
+        name, _, value = line.removeprefix("export ").partition("=")
+        env[name] = shlex.split(value)[0]
     return env
 
 

@@ -28,5 +28,5 @@ trap cleanup EXIT
 
 started=$(date +%s)
 $BIN/python manage.py collectstatic --noinput -v 0
-$BIN/python -m pytest "$@"
+$BIN/python -m pytest --durations=20 "$@"  # the slowest tests are listed: make test stays short
 echo "test suite: $(( $(date +%s) - started )) s"

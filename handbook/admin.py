@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from handbook.forms import ThrottledAuthenticationForm
+from handbook.markdown_import.admin_upload import MarkdownZipImportMixin
 from handbook.models import Page, Revision, SlugRedirect, Space
 from handbook.services import page_undelete
 
@@ -59,7 +60,7 @@ admin.site.site_header = _("Handbook administration (superusers only)")
 
 
 @admin.register(Space)
-class SpaceAdmin(admin.ModelAdmin):
+class SpaceAdmin(MarkdownZipImportMixin, admin.ModelAdmin):  # + "Import Markdown (zip)"
     list_display = ["title", "slug", "updated_at"]
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}

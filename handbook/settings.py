@@ -244,6 +244,9 @@ LLM_SUMMARY_RATE_LIMIT = env_str("LLM_SUMMARY_RATE_LIMIT", "60/m")
 # They are never served from a public URL: every download goes through a view
 # that checks the page's permissions (handbook/attachments/views.py).
 ATTACHMENTS_MAX_BYTES = env_int("ATTACHMENTS_MAX_MB", 20, minimum=1, maximum=5000) * 1024 * 1024
+# A Markdown handbook uploaded as a zip in the admin: at most this many files and this much once unpacked.
+MARKDOWN_ZIP_MAX_FILES = env_int("MARKDOWN_ZIP_MAX_FILES", 5000, minimum=1)
+MARKDOWN_ZIP_MAX_BYTES = env_int("MARKDOWN_ZIP_MAX_MB", 200, minimum=1, maximum=10000) * 1024 * 1024
 MEDIA_ROOT = Path(env_str("ATTACHMENTS_DIR") or Path(env_str("HANDBOOK_DATA_DIR") or BASE_DIR / "var") / "attachments")
 ATTACHMENTS_S3_BUCKET = env_str("ATTACHMENTS_S3_BUCKET", "")
 STORAGES = {

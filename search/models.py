@@ -127,11 +127,22 @@ class AskLog(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     helpful = models.BooleanField(null=True, blank=True)
     comment = models.TextField(blank=True)
+    # The spaces of the passages retrieved for the question (the asker could read them), best first:
+    # where a question that found no answer nearly did, so the Insights page shows it to those
+    # spaces' editors only (``search/gaps/``). Ids only: never a title or a passage.
+    # Null on rows logged before it was kept: those are shown to superusers only.
+    passage_spaces = ArrayField(models.IntegerField(), null=True, blank=True)
+    # The pages those passages came from: an answer's text is shown on Insights only to someone who
+    # may read every one of them (a model may word what it was sent without citing it).
+    passage_pages = ArrayField(models.IntegerField(), null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["mode", "helpful"], name="asklog_gaps")]
+        indexes = [
+            models.Index(fields=["mode", "helpful"], name="asklog_gaps"),
+            GinIndex(fields=["passage_spaces"], name="asklog_passage_spaces"),
+        ]
 
     def __str__(self) -> str:
         return self.question[:80]

@@ -2,10 +2,12 @@ from django.urls import path
 
 from search import views
 from search.ask import views as ask_views
+from search.gaps import views as gaps_views
 
 urlpatterns = [
     path("search/", views.search_view, name="search"),
     path("ask/", ask_views.ask_view, name="ask"),
     path("ask/stream/", ask_views.ask_stream_view, name="ask_stream"),
     path("ask/feedback/", ask_views.ask_feedback_view, name="ask_feedback"),
+    path("insights/", gaps_views.insights_view, name="insights"),
 ]

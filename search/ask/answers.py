@@ -183,16 +183,23 @@ def llm_answer(
     return answer
 
 
-def _log(user: Any, answer: Answer, started: float) -> None:
+def _log(user: Any, answer: Answer, started: float, passages: list[Passage] | None = None) -> None:
     from search.models import AskLog
 
+    # The spaces the retrieved passages came from, best first (ids only): where an unanswered
+    # question nearly found its answer, for those spaces' editors (the Insights page).
+    spaces = list(dict.fromkeys(p.space_id for p in passages or () if p.space_id))
     log = AskLog.objects.create(
         user=user if getattr(user, "is_authenticated", False) else None,
         question=answer.question[:MAX_QUESTION_CHARS],
         language=answer.language,
         mode=answer.mode,
         answer=answer.text,
-        citations=[{"ref": c.ref, "anchor": c.anchor, "revision": c.revision} for c in answer.citations],
+        citations=[
+            {"ref": c.ref, "anchor": c.anchor, "revision": c.revision, "quote": c.quote} for c in answer.citations
+        ],
+        passage_spaces=spaces,
+        passage_pages=list(dict.fromkeys(p.page_id for p in passages or ())),
         notice=answer.notice[:300],
         cached=answer.cached,
         latency_ms=int((time.monotonic() - started) * 1000),
@@ -256,7 +263,7 @@ def answer_question(
             to_cache(key, answer)
     mark_outdated(answer)
     if log:
-        _log(user, answer, started)
+        _log(user, answer, started, passages)
     return answer
 
 
@@ -304,7 +311,7 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
             logger.warning("LLM stream not used (%s), falling back to extractive: %s", reason, exc)
             answer = _fallback(question, language, passages, reason, prepared.get() if prepared else None)
     mark_outdated(answer)
-    _log(user, answer, started)
+    _log(user, answer, started, passages)
     yield {"type": "done", "answer": answer}
 
 

@@ -37,6 +37,7 @@ class Passage:
     # Ask's sentence choice reuses it instead of embedding the question again through a cache
     # every person shares (its timing would tell who asked what).
     question_vector: list[float] | None = field(default=None, repr=False, compare=False)
+    space_id: int = 0  # where the passage lives: the Ask log keeps the spaces a question reached
 
 
 def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -> tuple[Retrieval, list[Passage]]:
@@ -78,6 +79,7 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
                 vector_distance=hit.vector_distance,
                 keyword_rank=hit.keyword_rank,
                 question_vector=retrieval.query_vector,
+                space_id=page.space_id,
             )
         )
     return retrieval, passages

@@ -1,0 +1,162 @@
+"""Questions and searches grouped by similar wording, so near-duplicates are counted together.
+
+Wordings are first merged when they are the same once folded (case, accents, punctuation);
+then, when the serving query embedder is at hand, a wording joins the group of the first more
+frequent one whose question vector is close enough (cosine ``similarity_threshold()``). Vectors
+are cached by wording (the Insights page is read by editors only; searches keep their own
+per-person cache). Without an embedder, or when it fails, the folded-text groups stand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+from django.conf import settings
+from django.core.cache import cache
+
+from core.text import fold_accents
+
+logger = logging.getLogger(__name__)
+
+MAX_EMBEDDED = 400  # distinct wordings embedded per grouping; the rest group by folded text only
+BATCH = 64
+VECTOR_TTL_S = 7 * 24 * 3600
+# Near-duplicates of multilingual-e5-small score ~0.92-0.96, questions on a neighbouring topic
+# ~0.80-0.90; other models spread differently (INSIGHTS_GROUP_SIMILARITY overrides).
+LOCAL_SIMILARITY = 0.91
+OTHER_SIMILARITY = 0.85
+_PUNCTUATION = re.compile(r"[^\w\s]+")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One asked question or submitted search (no person)."""
+
+    text: str
+    kind: str  # "ask" | "search"
+    at: datetime
+    spaces: tuple[int, ...] = ()
+
+
+@dataclass
+class Group:
+    text: str  # the most frequent wording
+    count: int = 0
+    asks: int = 0
+    searches: int = 0
+    last_seen: datetime | None = None
+    spaces: list[int] = field(default_factory=list)  # most mentioned first
+    variants: list[str] = field(default_factory=list)  # other wordings, most frequent first
+
+
+def fold(text: str) -> str:
+    return " ".join(_PUNCTUATION.sub(" ", fold_accents(text).lower()).split())
+
+
+def similarity_threshold(model_name: str) -> float:
+    configured = getattr(settings, "INSIGHTS_GROUP_SIMILARITY", None)
+    if configured:
+        return float(configured)
+    from search.indexing.embedders import LOCAL_MODEL_NAME
+
+    return LOCAL_SIMILARITY if model_name == LOCAL_MODEL_NAME else OTHER_SIMILARITY
+
+
+def _embedder():  # type: ignore[no-untyped-def]
+    from search.indexing.model_switch import query_embedder
+
+    try:
+        return query_embedder()
+    except Exception as exc:  # grouping by folded text is still useful
+        logger.warning("no query embedder for the Insights grouping: %s", exc)
+        return None
+
+
+def vectors(texts: list[str]) -> tuple[np.ndarray, str] | None:
+    """Unit question vectors of ``texts`` (one row each) and the model's name, or None."""
+    embedder = _embedder() if texts else None
+    if embedder is None:
+        return None
+    model = embedder.model_name
+    keys = ["insights:qv:" + hashlib.sha256((model + "\n" + t).encode()).hexdigest() for t in texts]
+    try:
+        found = cache.get_many(keys)
+    except Exception:
+        found = {}
+    missing = [i for i, key in enumerate(keys) if key not in found]
+    try:
+        for start in range(0, len(missing), BATCH):
+            batch = missing[start : start + BATCH]
+            made = embedder.embed_queries([texts[i] for i in batch])
+            fresh = {keys[i]: vector for i, vector in zip(batch, made, strict=True)}
+            found.update(fresh)
+            try:
+                cache.set_many(fresh, VECTOR_TTL_S)
+            except Exception as exc:
+                logger.warning("Insights vector cache unavailable: %s", exc)
+    except Exception as exc:
+        logger.warning("question vectors unavailable for the Insights grouping: %s", exc)
+        return None
+    matrix = np.asarray([found[key] for key in keys], dtype=np.float32)
+    if matrix.ndim != 2 or len({len(found[key]) for key in keys}) != 1:
+        return None
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1, norms), model
+
+
+def group_mentions(mentions: list[Mention], *, use_vectors: bool = True) -> list[Group]:
+    """Groups, most mentioned first (then most recent)."""
+    by_fold: dict[str, list[Mention]] = {}
+    for mention in mentions:
+        key = fold(mention.text)
+        if key:
+            by_fold.setdefault(key, []).append(mention)
+    keys = sorted(by_fold, key=lambda k: (-len(by_fold[k]), -max(m.at for m in by_fold[k]).timestamp(), k))
+    leaders: list[int] = list(range(len(keys)))  # each folded wording's group: the index of its leader
+    embedded = keys[:MAX_EMBEDDED]
+    found = vectors(embedded) if use_vectors and len(embedded) > 1 else None
+    if found is not None:
+        matrix, model = found
+        threshold = similarity_threshold(model)
+        heads: list[int] = []
+        for i in range(len(embedded)):
+            if heads:
+                scores = matrix[heads] @ matrix[i]
+                best = int(np.argmax(scores))
+                if scores[best] >= threshold:
+                    leaders[i] = heads[best]
+                    continue
+            heads.append(i)
+    clusters: dict[int, list[Mention]] = {}
+    for i, key in enumerate(keys):
+        clusters.setdefault(leaders[i], []).extend(by_fold[key])
+    groups = [_group(members) for members in clusters.values()]
+    groups.sort(key=lambda g: (-g.count, -(g.last_seen.timestamp() if g.last_seen else 0), g.text))
+    return groups
+
+
+def _group(members: list[Mention]) -> Group:
+    wordings = Counter(" ".join(m.text.split()) for m in members)
+    ranked = [text for text, _n in wordings.most_common()]
+    variants: list[str] = []
+    seen = {fold(ranked[0])}
+    for text in ranked[1:]:
+        if fold(text) not in seen:
+            seen.add(fold(text))
+            variants.append(text)
+    spaces = Counter(space for m in members for space in m.spaces)
+    return Group(
+        text=ranked[0],
+        count=len(members),
+        asks=sum(1 for m in members if m.kind == "ask"),
+        searches=sum(1 for m in members if m.kind == "search"),
+        last_seen=max(m.at for m in members),
+        spaces=[space for space, _n in spaces.most_common()],
+        variants=variants[:5],
+    )

@@ -1,0 +1,211 @@
+"""What the Insights page reads: the handbook's gaps, as one space editor may see them.
+
+Privacy and permissions (README, "Insights and privacy"):
+
+- Only editors of at least one space and superusers see the page; no person is ever named.
+- A question is shown to an editor when the passages retrieved for it came from a space they
+  edit, or when it matched nothing at all (searches that found nothing, questions with no
+  passage). Questions logged before their spaces were kept are shown to superusers only.
+- Spaces are named only when the viewer edits them; a page (title, link, quote, answer text)
+  only when the viewer may read it and, for answers readers rejected, edits its space.
+- All of it is decided in SQL (``Space.objects.editable_by``, ``Page.objects.visible_to``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import EmptyResultSet
+from django.db.models import BooleanField, F, Q
+from django.db.models.expressions import RawSQL
+
+from handbook.models import Page, Space
+from search.gaps.grouping import Group, Mention, group_mentions
+from search.models import AskLog, SearchMiss
+
+MAX_ROWS = 2000  # the most recent questions (and searches) read per list
+MAX_GROUPS = 50
+MAX_REJECTED = 50
+TOP_PER_SPACE = 10
+
+
+@dataclass
+class Scope:
+    """Who is looking: every space (superuser) or the spaces they edit."""
+
+    superuser: bool
+    spaces: dict[int, Space]
+
+    @property
+    def space_ids(self) -> list[int]:
+        return sorted(self.spaces)
+
+
+def insights_scope(user: Any) -> Scope | None:
+    """The viewer's scope, or None when they may not see Insights at all."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return None
+    spaces = {space.pk: space for space in Space.objects.editable_by(user).order_by("title")}
+    if user.is_superuser:
+        return Scope(superuser=True, spaces=spaces)
+    return Scope(superuser=False, spaces=spaces) if spaces else None
+
+
+def can_view_insights(user: Any) -> bool:
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    return bool(user.is_superuser or Space.objects.editable_by(user).exists())
+
+
+def _asks_for(scope: Scope) -> Any:
+    """Ask log rows the viewer may see: their spaces' questions, and those that reached no passage."""
+    logs = AskLog.objects.all()
+    if scope.superuser:
+        return logs
+    return logs.filter(Q(passage_spaces=[]) | Q(passage_spaces__overlap=scope.space_ids))
+
+
+@dataclass
+class UnansweredGroup:
+    group: Group
+    spaces: list[Space]
+
+
+def unanswered(scope: Scope) -> list[UnansweredGroup]:
+    """Questions that got no answer and searches that found nothing, grouped by similar wording."""
+    asks = (
+        _asks_for(scope)
+        .filter(mode=AskLog.Mode.NO_ANSWER)
+        .order_by("-created_at")
+        .values_list("question", "created_at", "passage_spaces")[:MAX_ROWS]
+    )
+    mentions = [Mention(q, "ask", at, tuple(spaces or ())) for q, at, spaces in asks]
+    misses = SearchMiss.objects.order_by("-created_at").values_list("query", "created_at")[:MAX_ROWS]
+    mentions += [Mention(q, "search", at) for q, at in misses]
+    return [
+        UnansweredGroup(group, [scope.spaces[s] for s in group.spaces if s in scope.spaces])
+        for group in group_mentions(mentions)[:MAX_GROUPS]
+    ]
+
+
+@dataclass
+class TopQuestions:
+    space: Space
+    groups: list[Group]
+    total: int
+
+
+def top_questions(scope: Scope) -> list[TopQuestions]:
+    """What people ask, per space the viewer edits: by the space of each question's best passage."""
+    rows = (
+        AskLog.objects.annotate(top_space=F("passage_spaces__0"))
+        .filter(top_space__in=scope.space_ids)
+        .order_by("-created_at")
+        .values_list("question", "created_at", "top_space")[:MAX_ROWS]
+    )
+    by_space: dict[int, list[Mention]] = {}
+    for question, at, space_id in rows:
+        by_space.setdefault(space_id, []).append(Mention(question, "ask", at))
+    return [
+        TopQuestions(scope.spaces[space_id], group_mentions(mentions)[:TOP_PER_SPACE], len(mentions))
+        for space_id in scope.space_ids
+        if (mentions := by_space.get(space_id))
+    ]
+
+
+@dataclass
+class CitedPage:
+    title: str
+    url: str
+    space: Space
+    quote: str
+    possibly_fixed: bool  # a newer revision was published since the answer cited it
+
+
+@dataclass
+class RejectedAnswer:
+    question: str
+    comment: str
+    created_at: datetime
+    answer: str  # empty unless the viewer may read every page the answer came from
+    citations: list[CitedPage] = field(default_factory=list)
+    hidden_citations: int = 0
+
+    @property
+    def possibly_fixed(self) -> bool:
+        return any(c.possibly_fixed for c in self.citations)
+
+
+def _pages_sql(pages: Any) -> tuple[str, tuple[Any, ...]] | None:
+    try:
+        sql, params = pages.order_by().values("ref").query.sql_with_params()
+    except EmptyResultSet:
+        return None
+    return sql, tuple(params)
+
+
+def rejected_answers(scope: Scope, user: Any) -> list[RejectedAnswer]:
+    """Thumbs-down answers citing a page the viewer may read in a space they edit, newest first."""
+    mine = Page.objects.visible_to(user)
+    if not scope.superuser:
+        mine = mine.filter(space_id__in=scope.space_ids)
+    found = _pages_sql(mine)
+    if found is None:
+        return []
+    sql, params = found
+    table = AskLog._meta.db_table
+    # The page SQL is the ORM's own, with its parameters; the table name is the model's.
+    cites_mine = RawSQL(  # noqa: S611
+        f"EXISTS (SELECT 1 FROM jsonb_array_elements({table}.citations) AS c WHERE c->>'ref' IN ({sql}))",  # noqa: S608
+        params,
+        output_field=BooleanField(),
+    )
+    logs = list(
+        AskLog.objects.filter(helpful=False)
+        .alias(cites_mine=cites_mine)
+        .filter(cites_mine=True)
+        .order_by("-created_at")[:MAX_REJECTED]
+    )
+    refs = {c.get("ref", "") for log in logs for c in log.citations or []}
+    readable = set(Page.objects.visible_to(user).filter(ref__in=refs).values_list("ref", flat=True))
+    passage_pages = {pid for log in logs for pid in log.passage_pages or ()}
+    readable_ids = set(Page.objects.visible_to(user).filter(id__in=passage_pages).values_list("id", flat=True))
+    pages = {p.ref: p for p in mine.filter(ref__in=refs).select_related("space", "published_revision")}
+    rejected = []
+    for log in logs:
+        cited = log.citations or []
+        shown, hidden = [], 0
+        for c in cited:
+            page = pages.get(c.get("ref", ""))
+            if page is None:
+                hidden += 1
+                continue
+            current = page.published_revision.number if page.published_revision else 0
+            anchor = c.get("anchor") or ""
+            shown.append(
+                CitedPage(
+                    title=page.title,
+                    url=page.get_absolute_url() + (f"#{anchor}" if anchor else ""),
+                    space=page.space,
+                    quote=c.get("quote") or "",
+                    possibly_fixed=current > int(c.get("revision") or 0),
+                )
+            )
+        # The text only when every page it came from is readable: the cited ones, and every passage
+        # the model was sent (unknown on rows logged before they were kept: superusers only).
+        everything_readable = all(c.get("ref") in readable for c in cited) and (
+            scope.superuser or (log.passage_pages is not None and set(log.passage_pages) <= readable_ids)
+        )
+        rejected.append(
+            RejectedAnswer(
+                question=log.question,
+                comment=log.comment,
+                created_at=log.created_at,
+                answer=log.answer if everything_readable else "",
+                citations=shown,
+                hidden_citations=hidden,
+            )
+        )
+    return rejected

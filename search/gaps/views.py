@@ -1,0 +1,28 @@
+"""The Insights page: what the handbook fails to answer, for the editors of the spaces concerned.
+
+Thin: who may look and what they see is decided in ``search.gaps.selectors``.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
+
+
+@login_required
+@require_GET
+def insights_view(request: HttpRequest) -> HttpResponse:
+    scope = insights_scope(request.user)
+    if scope is None:  # readers: the page does not exist for them
+        raise Http404
+    context = {
+        "scope": scope,
+        "unanswered": unanswered(scope),
+        "rejected": rejected_answers(scope, request.user),
+        "top": top_questions(scope),
+    }
+    return render(request, "search/insights.html", context)

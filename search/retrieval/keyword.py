@@ -99,31 +99,34 @@ def keyword_leg(
         candidate = ParsedQuery(
             raw=parsed.raw, terms=[t.term for t in selective], phrases=parsed.phrases, excluded=parsed.excluded
         )
-        score_parts = [
-            f"{t.idf:.6f} * ((c.search_vector @@ to_tsquery('{config}', %s))::int"
-            f" + {TITLE_BONUS} * (c.search_vector @@ to_tsquery('{config}', %s))::int)"
-            for t in terms
-        ]
-        score_params: list[Any] = [x for t in terms for x in (t.term, t.term + ":AB")]
-        score = " + ".join(score_parts) or "1.0"
+        # Each term is tested once per candidate (flags m<i>: anywhere, t<i>: title or headings), and
+        # score and coverage are float sums over the flags: the OFFSET 0 keeps Postgres from pasting
+        # the tests into both sums, and float8 keeps the arithmetic off numeric.
+        flags = ", ".join(
+            f"(c.search_vector @@ to_tsquery('{config}', %s))::int AS m{i},"
+            f" (c.search_vector @@ to_tsquery('{config}', %s))::int AS t{i}"
+            for i in range(len(terms))
+        )
+        flag_params: list[Any] = [x for t in terms for x in (t.term, t.term + ":AB")]
+        score = " + ".join(f"{t.idf:.6f}::float8 * (m{i} + {TITLE_BONUS} * t{i})" for i, t in enumerate(terms)) or "1.0"
         # The share of the query words' IDF the chunk holds (1 for a phrase-only query).
         total = sum(t.idf for t in terms)
-        held = [f"{t.idf / total:.6f} * (c.search_vector @@ to_tsquery('{config}', %s))::int" for t in terms]
-        coverage = " + ".join(held) if total > 0 else "1.0"
-        coverage_params: list[Any] = [t.term for t in terms] if total > 0 else []
+        held = [f"{t.idf / total:.6f}::float8 * m{i}" for i, t in enumerate(terms)] if total > 0 else []
+        coverage = " + ".join(held) or "1.0"
         selects.append(
             f"""(SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score, coverage FROM (
-                    SELECT c.id, c.page_id, c.search_vector, {score} AS score, {coverage} AS coverage
-                    FROM (SELECT c.id, c.page_id, c.search_vector || ''::tsvector AS search_vector
-                          FROM search_chunk c
-                          WHERE {_language_clause(language)} AND {visible_sql}
-                            AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
-                          LIMIT %s) c
+                    SELECT f.id, f.page_id, f.search_vector, {score} AS score, {coverage} AS coverage FROM (
+                        SELECT c.id, c.page_id, c.search_vector{", " + flags if flags else ""}
+                        FROM (SELECT c.id, c.page_id, c.search_vector || ''::tsvector AS search_vector
+                              FROM search_chunk c
+                              WHERE {_language_clause(language)} AND {visible_sql}
+                                AND c.search_vector @@ to_tsquery('{config}', %s) {filter_sql}
+                              LIMIT %s) c
+                        OFFSET 0) f
                  ) scored WHERE coverage >= %s ORDER BY score DESC, id LIMIT %s)"""
         )
         params += [
-            *score_params,
-            *coverage_params,
+            *flag_params,
             *visible_params,
             tsquery_text(candidate),
             *filter_params,

@@ -114,10 +114,13 @@ def term_weights(terms: list[str], reader: Reader = EVERYTHING) -> dict[str, lis
                 CROSS JOIN (VALUES {_CONFIG_VALUES}) AS l(lang, cfg)
                 CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(l.cfg::regconfig, t.term))) AS lex
             ), wanted AS (SELECT DISTINCT lang, lexeme FROM lex UNION SELECT DISTINCT lang, '' FROM lex),
-            counts AS (
-                SELECT w.lang, w.lexeme, COALESCE(sum(s.ndoc), 0) AS ndoc FROM wanted w
-                LEFT JOIN search_lexemestat s ON s.language = w.lang AND s.lexeme = w.lexeme AND {readable}
-                GROUP BY w.lang, w.lexeme
+            counts AS MATERIALIZED (
+                -- One index probe per wanted lexeme: a join let the planner scan every row of the table.
+                SELECT w.lang, w.lexeme, (
+                    SELECT COALESCE(sum(s.ndoc), 0) FROM search_lexemestat s
+                    WHERE s.language = w.lang AND s.lexeme = w.lexeme AND {readable}
+                ) AS ndoc
+                FROM wanted w
             )
             SELECT lex.term, lex.lang, n.ndoc, total.ndoc
             FROM lex JOIN counts n ON n.lang = lex.lang AND n.lexeme = lex.lexeme

@@ -7,8 +7,11 @@ generator markup (Liquid/Nunjucks tags, Hugo shortcodes, Vue components, HTML
 comments or tags, front matter, VuePress containers) is left in any rendered
 page outside code. Runs on its own database of the bench instance; pages are
 queued for indexing (no worker needed: the import does not wait for embeddings).
+Then ``bench.import_screenshots`` opens every imported page with images in Chromium
+(the app under gunicorn), checks that each image loads, and saves one screenshot per
+tree under docs/ (``--no-browser`` skips it).
 
-    python -m bench.import_repos [--repo 18f-handbook] [--examples 8]
+    python -m bench.import_repos [--repo 18f-handbook] [--examples 8] [--no-browser]
 """
 
 from __future__ import annotations
@@ -100,10 +103,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.import_repos", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", action="append", choices=sorted(REPOS), help="default: both")
     parser.add_argument("--examples", type=int, default=8)
+    parser.add_argument("--no-browser", action="store_true", help="skip the image check and screenshots")
     args = parser.parse_args(argv)
     common.setup("import_repos")
     common.RESULTS.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
     results = [run_repo(name, args.examples) for name in args.repo or REPOS]
+    if not args.no_browser:
+        from bench.import_screenshots import check_trees
+
+        browsed = check_trees({r["repo"]: f"import-{r['repo']}" for r in results})  # type: ignore[misc]
+        for r, b in zip(results, browsed, strict=True):
+            r.update({k: b[k] for k in ("pages_with_images", "images_checked", "images_failing", "screenshot")})
+            r["image_failure_examples"] = b["failures"][: args.examples]
+    total_wall = time.perf_counter() - started
     print(
         "| repo | .md files | pages | attachments | broken links | skipped | wall s | peak RSS MB | re-run s | "
         "re-run revisions | pages with raw markup |"
@@ -115,14 +128,25 @@ def main(argv: list[str] | None = None) -> None:
             f"{r['skipped']} | {r['wall_s']} | {r['peak_rss_mb']} | {r['resync_wall_s']} | "
             f"{r['resync_new_revisions']} | {r['raw_markup_pages']} |"
         )
+    if not args.no_browser:
+        print("\n| repo | pages with images | images checked | images failing | screenshot |\n|---|---:|---:|---:|---|")
+        for r in results:
+            print(
+                f"| {r['repo']} | {r['pages_with_images']} | {r['images_checked']} | {r['images_failing']} | "
+                f"{r['screenshot']} |"
+            )
+    print(f"\ntotal wall time {total_wall:.1f} s, peak RSS {common.peak_rss_mb():.1f} MB (this process)")
     for r in results:
-        for kind in ("broken_link_examples", "skipped_examples", "raw_markup_examples"):
-            for example in r[kind]:  # type: ignore[attr-defined]
+        for kind in ("broken_link_examples", "skipped_examples", "raw_markup_examples", "image_failure_examples"):
+            for example in r.get(kind, []):  # type: ignore[attr-defined]
                 print(f"{r['repo']} {kind[:-9]}: {example}")
     Path(common.RESULTS / "import_repos.json").write_text(json.dumps(results, indent=2, ensure_ascii=False))
-    failed = [r["repo"] for r in results if r["raw_markup_pages"] or r["resync_new_revisions"]]
+    failed = [
+        r["repo"] for r in results if r["raw_markup_pages"] or r["resync_new_revisions"] or r.get("images_failing")
+    ]
     if failed:
-        raise SystemExit(f"raw markup left or a re-run wrote revisions: {', '.join(failed)}")  # type: ignore[arg-type]
+        message = "raw markup left, a re-run wrote revisions or images failed to load"
+        raise SystemExit(f"{message}: {', '.join(failed)}")  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

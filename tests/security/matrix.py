@@ -297,6 +297,7 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
     scan("http.search.hx", "/search/?" + urlencode({"q": query}))
     scan("http.ask", "/ask/", {"q": query})
     scan("http.home", "/")
+    scan("http.insights", "/insights/")  # editors: questions and rejected answers of their spaces
     for page_id, _facts in world.pages.items():
         page = Page.objects.filter(pk=page_id).select_related("space").first()
         if page is None:

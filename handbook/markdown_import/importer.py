@@ -40,6 +40,7 @@ from handbook.markdown_import.sources import (
     PUBLIC_DIRS,
     ImportReport,
     Source,
+    alias_keys,
     first_heading,
     humanize,
     is_index,
@@ -72,6 +73,9 @@ class MarkdownTreeImport:
         self.by_key: dict[str, PurePosixPath] = {}
         self.by_permalink: dict[str, PurePosixPath] = {}
         self.by_suffix: dict[str, PurePosixPath | None] = {}
+        # A file's path less its top folder: where generators that build from "pages/" or "src/" serve it.
+        self.by_root_suffix: dict[str, PurePosixPath | None] = {}
+        self.by_alias: dict[str, PurePosixPath] = {}  # redirect_from addresses; the first page by path wins
 
     # --- reading the tree ----------------------------------------------------------
 
@@ -124,20 +128,29 @@ class MarkdownTreeImport:
             body=body,
             ref=page_ref(self.space, rel),
             permalink=path_key(permalink) if isinstance(permalink, str) else None,
+            aliases=alias_keys(meta.get("redirect_from")),
         )
 
     def index_sources(self) -> None:
         suffix_hits: dict[str, set[PurePosixPath]] = {}
-        for rel, source in self.sources.items():
+        root_hits: dict[str, set[PurePosixPath]] = {}
+        for rel in sorted(self.sources):
+            source = self.sources[rel]
             key = path_key(rel.as_posix())
             self.by_key[key] = rel
             if source.permalink is not None:
                 self.by_permalink[source.permalink] = rel
+            for alias in source.aliases:
+                self.by_alias.setdefault(alias, rel)
             parts = key.split("/") if key else []
             for i in range(1, len(parts)):
                 suffix_hits.setdefault("/".join(parts[i:]), set()).add(rel)
+            if len(parts) > 1:
+                root_hits.setdefault("/".join(parts[1:]), set()).add(rel)
         for key, rels in suffix_hits.items():
             self.by_suffix[key] = next(iter(rels)) if len(rels) == 1 else None
+        for key, rels in root_hits.items():
+            self.by_root_suffix[key] = next(iter(rels)) if len(rels) == 1 else None
 
     # --- links ---------------------------------------------------------------------
 
@@ -167,7 +180,8 @@ class MarkdownTreeImport:
                 found = self._find_file(posixpath.join(public, path.lstrip("/")))
                 if found:
                     return found
-            rel = self.by_suffix.get(key)
+            # A page's own address beats another page's redirect_from; a guessed tail comes last.
+            rel = self.by_root_suffix.get(key) or self.by_alias.get(key) or self.by_suffix.get(key)
             return ("page", rel) if rel else None
         base = source.rel.parent.as_posix()
         found = self._find_file(posixpath.join(base, path))
@@ -184,6 +198,8 @@ class MarkdownTreeImport:
         key = path_key(posixpath.normpath(posixpath.join(url_base if not is_index(source.rel) else base, path)))
         if key in self.by_permalink:
             return "page", self.by_permalink[key]
+        if key in self.by_alias:
+            return "page", self.by_alias[key]
         if path and not path.startswith("."):  # "team/finance/" written against the site root
             return self.resolve("/" + path, source)
         return None

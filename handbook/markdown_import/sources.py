@@ -12,6 +12,7 @@ from urllib.parse import unquote
 from core import languages
 from core.text import detect_language
 from handbook.markdown import markdown_to_text
+from handbook.markdown_import.links import is_external
 from handbook.models import Page, Space
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -53,6 +54,7 @@ class Source:
     body: str  # cleaned, links not yet rewritten
     ref: str
     permalink: str | None = None  # the front matter's address, as a key (see path_key)
+    aliases: tuple[str, ...] = ()  # its redirect_from addresses, as keys: old addresses that lead here
     page: Page | None = None
     slug: str = ""
 
@@ -75,6 +77,18 @@ def path_key(path: str) -> str:
         if path.endswith("/" + index):
             return path[: -len(index) - 1]
     return path
+
+
+def alias_keys(value: Any) -> tuple[str, ...]:
+    """``redirect_from`` (one address or a list) as keys; full URLs (another site), "/" and blanks are left out."""
+    values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    keys = []
+    for item in values:
+        if isinstance(item, str) and item.strip() and not is_external(item.strip()):
+            key = path_key(item.split("#", 1)[0].split("?", 1)[0])
+            if key and key not in keys:  # "/" (the home page) is never taken by an alias
+                keys.append(key)
+    return tuple(keys)
 
 
 def is_index(rel: PurePosixPath) -> bool:

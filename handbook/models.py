@@ -9,7 +9,9 @@ import uuid
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -31,6 +33,12 @@ class Space(models.Model):
     description = models.TextField(blank=True)
     viewer_groups = models.ManyToManyField(Group, blank=True, related_name="viewable_spaces")
     editor_groups = models.ManyToManyField(Group, blank=True, related_name="editable_spaces")
+    review_months = models.PositiveSmallIntegerField(
+        _("review period (months)"),
+        default=12,
+        validators=[MinValueValidator(1), MaxValueValidator(120)],
+        help_text=_("A page published or reviewed is due for its next review this many months later."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -75,6 +83,14 @@ class Page(models.Model):
     last_editor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Review (handbook/review/): who keeps the page current, and by when. Set from the editor; readers
+    # see only ``last_reviewed_at``, which changes when an editor publishes with "Mark as reviewed".
+    owner_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="owned_pages"
+    )
+    owner_group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="owned_pages")
+    review_by = models.DateField(null=True, blank=True)
+    last_reviewed_at = models.DateTimeField(null=True, blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -83,8 +99,13 @@ class Page(models.Model):
 
     class Meta:
         ordering = ["title"]
-        constraints = [models.UniqueConstraint(fields=["space", "slug"], name="page_unique_slug_in_space")]
-        indexes = [models.Index(fields=["status", "deleted_at"])]
+        constraints = [
+            models.UniqueConstraint(fields=["space", "slug"], name="page_unique_slug_in_space"),
+            models.CheckConstraint(
+                condition=Q(owner_user__isnull=True) | Q(owner_group__isnull=True), name="page_one_owner_at_most"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "deleted_at"]), models.Index(fields=["review_by"])]
 
     def __str__(self) -> str:
         return self.title

@@ -182,15 +182,27 @@ CELERY_TASK_ROUTES = {
     "search.tasks.purge_old_logs": {"queue": BULK},
     "search.tasks.refresh_lexicon": {"queue": BULK},
     "summaries.tasks.regenerate_summary": {"queue": BULK},
+    "handbook.tasks.send_review_digests": {"queue": BULK},
     # reindex_page and summarise_page serve both: their callers name the queue (search/services.py).
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-index": {"task": "search.tasks.sweep_index", "schedule": env_int("SWEEP_INTERVAL_S", 300, minimum=10)},
     "worker-heartbeat": {"task": "search.tasks.worker_heartbeat", "schedule": 30.0},
     "purge-old-logs": {"task": "search.tasks.purge_old_logs", "schedule": 24 * 3600.0},
+    "review-digests": {"task": "handbook.tasks.send_review_digests", "schedule": 24 * 3600.0},
 }
 # Questions asked and searches that found nothing are kept this long (search/insights.py).
 ASK_LOG_RETENTION_DAYS = env_int("ASK_LOG_RETENTION_DAYS", 90, minimum=1)
+
+# --- E-mail: the daily review digest to page owners (handbook/review/) -------
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")  # console: the log
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "handbook@localhost")
+SITE_URL = env_url("SITE_URL", schemes=("http", "https"))  # links in e-mails; empty: paths only
 
 # --- Embeddings and LLM ------------------------------------------------------
 

@@ -20,6 +20,8 @@ from handbook.diff import diff_lines
 from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
 from handbook.markdown import render_markdown
 from handbook.models import Page, Revision
+from handbook.review import services as review_services
+from handbook.review.forms import PageReviewForm
 from handbook.views.lookups import editable_page, editable_space
 
 
@@ -81,26 +83,32 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
                 "base_number": latest.number if latest else 0,
             }
         )
-        return _edit_page(request, page, form, latest)
+        return _edit_page(request, page, form, latest, PageReviewForm(page=page))
 
     form = PageEditForm(request.POST)
-    if not form.is_valid():
-        return _edit_page(request, page, form, latest, status=400)
+    # A form without the review fields (the edit-conflict page) leaves the page's review settings as they are.
+    review = PageReviewForm(request.POST, page=page) if "review_by" in request.POST else None
+    if not form.is_valid() or (review is not None and not review.is_valid()):
+        return _edit_page(request, page, form, latest, review, status=400)
     action = request.POST.get("action", "draft")
     if action == "preview":
-        return _edit_page(request, page, form, latest, preview=_rendered(form.cleaned_data["body"]))
+        return _edit_page(request, page, form, latest, review, preview=_rendered(form.cleaned_data["body"]))
     if action == "upload":  # the file field without JavaScript: nothing is saved, the links join the text
-        return _edit_page(request, page, upload_from_editor(request, page, form), latest)
+        return _edit_page(request, page, upload_from_editor(request, page, form), latest, review)
+    save = {
+        "page": page,
+        "title": form.cleaned_data["title"],
+        "body": form.cleaned_data["body"],
+        "author": request.user,
+        "publish": action == "publish",
+        "base_number": form.cleaned_data["base_number"] or None,
+        "note": form.cleaned_data["note"],
+    }
     try:
-        result = services.page_save(
-            page=page,
-            title=form.cleaned_data["title"],
-            body=form.cleaned_data["body"],
-            author=request.user,
-            publish=action == "publish",
-            base_number=form.cleaned_data["base_number"] or None,
-            note=form.cleaned_data["note"],
-        )
+        if review is None:
+            result, reviewed = services.page_save(**save), False
+        else:
+            result, reviewed = review_services.page_save_reviewed(review=review.review_choice(), **save)
     except services.EditConflict as conflict:
         return _conflict(request, page, conflict, form.cleaned_data["note"])
     if result.revision is None and not result.published:
@@ -109,6 +117,10 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
         messages.success(request, _("Published."))
     else:
         messages.success(request, _("Draft saved as revision %(number)s.") % {"number": result.revision.number})
+    if reviewed:
+        messages.success(request, _("Marked as reviewed."))
+    elif review is not None and review.cleaned_data["mark_reviewed"]:
+        messages.info(request, _("Not marked as reviewed: a page is marked reviewed when it is published."))
     return _after_save(result.page)
 
 
@@ -117,18 +129,22 @@ def _edit_page(
     page: Page,
     form: PageEditForm,
     latest: Revision | None,
+    review: PageReviewForm | None,
     *,
     preview: str | None = None,
     status: int = 200,
 ) -> HttpResponse:
     if preview is None:  # the preview pane starts with the text being edited
         preview = _rendered(form["body"].value() or "")
-    return render(
-        request,
-        "handbook/page_edit.html",
-        {"page": page, "space": page.space, "form": form, "latest": latest, "preview": preview},
-        status=status,
-    )
+    context = {
+        "page": page,
+        "space": page.space,
+        "form": form,
+        "review": review or PageReviewForm(page=page),
+        "latest": latest,
+        "preview": preview,
+    }
+    return render(request, "handbook/page_edit.html", context, status=status)
 
 
 def _conflict(request: HttpRequest, page: Page, conflict: services.EditConflict, note: str) -> HttpResponse:

@@ -1,0 +1,13 @@
+"""Celery tasks of the handbook app: thin wrappers that call services."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def send_review_digests() -> int:
+    """E-mail each page owner the pages they own that are past their review-by date (daily)."""
+    from handbook.review.services import review_digests_send
+
+    return review_digests_send()

@@ -26,6 +26,7 @@ results of answerable and unanswerable dev questions.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from collections.abc import Sequence
@@ -44,6 +45,7 @@ PLAIN_GRID = [0.78, 0.80, 0.82, 0.84, 0.86]  # least similarity of a vector hit
 CENTRED_GRID = [0.0, 0.3, 0.35, 0.4, 0.45]  # least similarity of a language-centred hit
 CONFIDENT_GRID = [0.84, 0.85, 0.86, 0.87]  # nearest chunk this close: the query means something
 ALONE_GRID = [0.4, 0.5, 0.6]  # otherwise a keyword hit must hold this share of the query's words
+WORDLESS_GRID = [-1.0, 0.87, 0.88, 0.9]  # confident from this, for a query no readable chunk shares a word with
 
 
 def no_match_queries() -> list[str]:
@@ -109,6 +111,7 @@ class Lists:
     translated: list[Any]
     query_language: str
     text: str
+    shares_words: bool  # made of the readable pages' words (search.retrieval.relevance.shares_words)
 
 
 def capture(text: str, user: Any) -> Lists:
@@ -129,17 +132,21 @@ def capture(text: str, user: Any) -> Lists:
         result = retrieval.retrieve(text, user)
     finally:
         retrieval.fuse, retrieval.similarity_floor = real_fuse, real_floor
+    keyword, translated = seen.get("keyword", []), seen.get("translated", [])
     return Lists(
-        keyword=seen.get("keyword", []),
+        keyword=keyword,
         vector=seen.get("vector", []),
         crosslang=seen.get("crosslang", []),
-        translated=seen.get("translated", []),
+        translated=translated,
         query_language=result.query_language,
         text=result.query.raw,
+        shares_words=relevance.shares_words(result.query.terms, bool(keyword or translated)),
     )
 
 
-def floored_pages(lists: Lists, plain: float, centred: float, confident: float = -1.0, alone: float = 0.0) -> list[int]:
+def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
+    lists: Lists, plain: float, centred: float, confident: float = -1.0, alone: float = 0.0, wordless: float = -1.0
+) -> list[int]:
     """The page ids ``retrieve`` gives with these floors, from the lists it fused without them."""
     from search.retrieval.fusion import answer_elsewhere, fuse
     from search.retrieval.hits import ChunkHit
@@ -151,8 +158,10 @@ def floored_pages(lists: Lists, plain: float, centred: float, confident: float =
         for i, h in enumerate(kept)
     ]
     keyword, translated = lists.keyword, lists.translated
-    is_confident = bool(vector) and 1.0 - (vector[0].vector_distance or 0.0) >= confident
-    if lists.vector and confident > -1.0 and not is_confident:
+    nearest = 1.0 - (vector[0].vector_distance or 0.0) if vector else None
+    least = confident if lists.shares_words else max(confident, wordless)
+    is_confident = nearest is not None and nearest >= least
+    if lists.vector and least > -1.0 and not is_confident:
         keyword = [
             ChunkHit(h.chunk_id, h.page_id, keyword_rank=i + 1)
             for i, h in enumerate(h for h in lists.keyword if (h.coverage or 0.0) >= alone - 1e-9)
@@ -223,10 +232,11 @@ def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
     results = []
     for plain in PLAIN_GRID:
         for centred in CENTRED_GRID:
-            for confident in CONFIDENT_GRID:
+            for confident, wordless in itertools.product(CONFIDENT_GRID, WORDLESS_GRID):
                 for alone in ALONE_GRID:
                     pages = {
-                        qid: floored_pages(lists, plain, centred, confident, alone) for qid, lists in captured.items()
+                        qid: floored_pages(lists, plain, centred, confident, alone, wordless)
+                        for qid, lists in captured.items()
                     }
                     ndcg, empty, rate = score(runs, pages, refs)
                     worst = min((ndcg[k] - base_ndcg[k] for k in base_ndcg), default=0.0)
@@ -245,6 +255,7 @@ def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
                             "plain": plain,
                             "centred": centred,
                             "confident": confident,
+                            "wordless": wordless,
                             "alone": alone,
                             "worst_loss": worst,
                             "empty": empty,
@@ -255,12 +266,14 @@ def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
                     )
     ok = [r for r in results if r["worst_loss"] >= -MAX_NDCG_LOSS and r["empty"] <= base_empty]
     best = max(
-        ok, key=lambda r: (r["no_match"], -r["confident"], -r["alone"], -r["plain"], -r["centred"]), default=None
+        ok,
+        key=lambda r: (r["no_match"], -r["confident"], -r["wordless"], -r["alone"], -r["plain"], -r["centred"]),
+        default=None,
     )
-    # The best row of each (confident, alone): what each pair can reach.
-    shown: dict[tuple[float, float], dict[str, Any]] = {}
+    # The best row of each (confident, wordless, alone): what each triple can reach.
+    shown: dict[tuple[float, float, float], dict[str, Any]] = {}
     for r in results:
-        key = (r["confident"], r["alone"])
+        key = (r["confident"], r["wordless"], r["alone"])
         if key not in shown or (r["worst_loss"], r["no_match"]) > (shown[key]["worst_loss"], shown[key]["no_match"]):
             shown[key] = r
     rows = [
@@ -268,6 +281,7 @@ def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
             r["plain"],
             r["centred"],
             r["confident"],
+            r["wordless"],
             r["alone"],
             r["worst_loss"],
             r["empty"],
@@ -282,6 +296,7 @@ def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
                 "plain floor",
                 "centred floor",
                 "confident",
+                "confident, no shared word",
                 "words alone: coverage",
                 "worst nDCG@10 change",
                 "answerable empty",

@@ -23,7 +23,7 @@ from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
-from search.retrieval.relevance import NO_FLOOR, similarity_floor
+from search.retrieval.relevance import NO_FLOOR, shares_words, similarity_floor
 from search.retrieval.vector import HNSW_DIMENSIONS, exact_vector_lists, use_exact_scan, vector_leg
 from search.retrieval.visibility import visible_pages
 from search.statistics.scopes import reader_of
@@ -148,8 +148,14 @@ def retrieve(
         timings["crosslang"] = walked + time.perf_counter() - t
     keyword, vector = lists.get("keyword", []), lists.get("vector", [])
     crosslang, translated = lists.get("crosslang", []), lists.get("translate", [])
-    confident = bool(vector) and 1.0 - (vector[0].vector_distance or 0.0) >= floor.confident
-    if embedding is not None and floor.confident > -1.0 and not confident:
+    nearest = 1.0 - (vector[0].vector_distance or 0.0) if vector else None
+    least = floor.confident
+    # A query not made of the readable pages' words must be very close in meaning to mean anything.
+    uncertain = nearest is not None and floor.confident <= nearest < floor.wordless
+    if uncertain and not shares_words(parsed.terms, bool(keyword or translated)):
+        least = floor.wordless
+    confident = nearest is not None and nearest >= least
+    if embedding is not None and least > -1.0 and not confident:
         # Nothing is clearly close in meaning: the words must carry the match, each listed chunk
         # holding most of the query's words, or one common word of an unrelated question ("temps"
         # in "temps de cuisson d'un gigot") would be a match. With no such chunk, nothing matches.

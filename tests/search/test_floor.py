@@ -55,6 +55,21 @@ def test_without_a_floor_every_neighbour_is_a_hit(settings, handbook):
     assert len(retrieve("xyzzyplugh", handbook).pages) == len(FLOOR_PAGES)
 
 
+def test_a_query_sharing_no_word_with_the_pages_needs_the_wordless_similarity(settings, handbook):
+    """Keyboard mashes are as close in meaning as real questions; real questions share words."""
+    embedder = get_embedder()
+    query = "qsdfghjklm"
+    hits = vector_leg(
+        embedder.embed_query(query), embedder.model_name, visible_page_ids(handbook), Filters(), exact=True
+    )
+    nearest = 1.0 - hits[0].vector_distance
+    below, above = nearest - 0.01, min(nearest + 0.01, 1.0)
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{below},{above}"
+    assert retrieve(query, handbook).pages == []
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{below},{below}"  # the control: same query, rule off
+    assert retrieve(query, handbook).pages
+
+
 def test_the_floor_cuts_exact_and_hnsw_lists_alike(handbook):
     embedder = get_embedder()
     vector = embedder.embed_query("badges for the car park")
@@ -83,14 +98,15 @@ def test_count_facets_and_list_agree_on_every_page(handbook):
 
 
 def test_floor_settings(settings):
-    assert parse_floor("0.5") == Floor(0.5, 0.5, 0.5)
-    assert parse_floor("0.8, 0.3") == Floor(0.8, 0.3, 0.8)
-    assert parse_floor("0.78,0,0.85") == Floor(0.78, 0.0, 0.85)
-    for bad in ("high", "2", "0.1,0.2,0.3,0.4"):
+    assert parse_floor("0.5") == Floor(0.5, 0.5, 0.5, 0.5)
+    assert parse_floor("0.8, 0.3") == Floor(0.8, 0.3, 0.8, 0.8)
+    assert parse_floor("0.78,0,0.85") == Floor(0.78, 0.0, 0.85, 0.85)
+    assert parse_floor("0.78,0,0.85,0.88") == Floor(0.78, 0.0, 0.85, 0.88)
+    for bad in ("high", "2", "0.1,0.2,0.3,0.4,0.5"):
         with pytest.raises(ImproperlyConfigured):
             parse_floor(bad)
     settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL = "http://127.0.0.1:9/v1", "text-embedding-3-small"
     assert similarity_floor("text-embedding-3-small").plain == -1.0  # uncalibrated: no floor
     settings.EMBEDDINGS_SIMILARITY_FLOOR = "0.4,0.1"
-    assert similarity_floor("text-embedding-3-small") == Floor(0.4, 0.1, 0.4)
+    assert similarity_floor("text-embedding-3-small") == Floor(0.4, 0.1, 0.4, 0.4)
     assert similarity_floor(get_embedder.__module__) == Floor(-1.0, -1.0)  # another, unknown model

@@ -153,5 +153,23 @@ class SlugRedirect(models.Model):
         return f"/spaces/{self.space_slug}/{self.page_slug}/ → {self.page_id}"
 
 
+class PageViewDay(models.Model):
+    """How many times a published page was opened on one day (``handbook/page_views.py``).
+
+    A count, never a reader: no user, no session, no time of day.
+    """
+
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="view_days")
+    day = models.DateField()
+    views = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["page", "day"], name="pageviewday_unique")]
+        indexes = [models.Index(fields=["day"], name="pageviewday_day")]
+
+    def __str__(self) -> str:
+        return f"{self.page_id} {self.day}: {self.views}"
+
+
 # Attachments live in their own module; importing them here registers the model with the app.
 from handbook.attachments.models import Attachment  # noqa: E402, F401

@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from handbook.page_views import page_views_purge
 from search.models import AskLog, SearchMiss
 
 MAX_QUERY_CHARS = 500
@@ -27,8 +28,9 @@ def search_miss_record(*, query: str, language: str) -> SearchMiss | None:
 
 
 def logs_purge(*, now=None) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    """Delete Ask log rows and recorded searches older than the retention period."""
+    """Delete Ask log rows and recorded searches older than the retention period, and page view
+    counts older than theirs (``handbook/page_views.py``)."""
     cutoff = (now or timezone.now()) - timedelta(days=settings.ASK_LOG_RETENTION_DAYS)
     asks, _by_model = AskLog.objects.filter(created_at__lt=cutoff).delete()
     misses, _by_model = SearchMiss.objects.filter(created_at__lt=cutoff).delete()
-    return {"ask_logs": asks, "search_misses": misses}
+    return {"ask_logs": asks, "search_misses": misses, "page_views": page_views_purge(now=now)}

@@ -2,7 +2,8 @@
 
 A page is *overdue* when it is published, not deleted, and its ``review_by`` date is before today.
 Every list starts from ``Page.objects.visible_to``: nobody is ever shown (or sent) a page they
-cannot read. The handbook records no page views, so "never viewed" pages are not listed.
+cannot read. A page is also listed when it is published, older than ``NOT_VIEWED_DAYS`` and nobody
+opened it in that time (``handbook/page_views.py``), once views have been counted that long.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from django.contrib.auth.models import Group
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from handbook.models import Page, Space
+from handbook.models import Page, PageViewDay, Space
+from handbook.page_views import NOT_VIEWED_DAYS, views_counted_since
 from handbook.permissions import user_group_ids
 
 MAX_TO_REVIEW = 200
@@ -38,22 +40,38 @@ def _overdue(pages: QuerySet[Page], today: datetime.date | None) -> QuerySet[Pag
     return pages.filter(review_by__lt=today or timezone.localdate())
 
 
-def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:
-    """Overdue pages the user may read and answers for, most overdue first.
+def _answered_for(pages: QuerySet[Page], user: Any) -> QuerySet[Page]:
+    """The user answers for a page they own, or whose owner group they belong to; for a page without
+    an owner, every editor of its space does. Superusers answer for every page."""
+    if user.is_superuser:
+        return pages
+    groups = user_group_ids(user)
+    unowned_in_my_spaces = Q(
+        owner_user__isnull=True, owner_group__isnull=True, space__in=Space.objects.editable_by(user).values("pk")
+    )
+    return pages.filter(Q(owner_user=user) | Q(owner_group_id__in=groups) | unowned_in_my_spaces)
 
-    The user answers for a page they own, or whose owner group they belong to; for a page without
-    an owner, every editor of its space does. Superusers answer for every page.
-    """
+
+def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:
+    """Overdue pages the user may read and answers for, most overdue first."""
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         return []
-    pages = _overdue(Page.objects.visible_to(user), today)
-    if not user.is_superuser:
-        groups = user_group_ids(user)
-        unowned_in_my_spaces = Q(
-            owner_user__isnull=True, owner_group__isnull=True, space__in=Space.objects.editable_by(user).values("pk")
-        )
-        pages = pages.filter(Q(owner_user=user) | Q(owner_group_id__in=groups) | unowned_in_my_spaces)
+    pages = _answered_for(_overdue(Page.objects.visible_to(user), today), user)
     return list(pages.select_related("space", "owner_user", "owner_group").order_by("review_by", "title", "pk")[:limit])
+
+
+def pages_not_viewed(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:
+    """Pages the user may read and answers for, published over ``NOT_VIEWED_DAYS`` ago, that nobody
+    opened in that time; oldest first. Empty until views have been counted that long."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return []
+    since = (today or timezone.localdate()) - datetime.timedelta(days=NOT_VIEWED_DAYS)
+    if not views_counted_since(since):
+        return []
+    viewed = PageViewDay.objects.filter(page_id=OuterRef("pk"), day__gt=since, views__gt=0)
+    pages = Page.objects.visible_to(user).filter(created_at__date__lte=since).exclude(Exists(viewed))
+    pages = _answered_for(pages, user).select_related("space", "owner_user", "owner_group")
+    return list(pages.order_by("created_at", "title", "pk")[:limit])
 
 
 def overdue_pages_by_owner(*, today: datetime.date | None = None) -> dict[Any, list[Page]]:

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from handbook.review.selectors import pages_to_review
+from handbook.review.selectors import pages_not_viewed, pages_to_review
 from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
 
 
@@ -26,5 +26,6 @@ def insights_view(request: HttpRequest) -> HttpResponse:
         "rejected": rejected_answers(scope, request.user),
         "top": top_questions(scope),
         "to_review": pages_to_review(request.user),
+        "not_viewed": pages_not_viewed(request.user),
     }
     return render(request, "search/insights.html", context)

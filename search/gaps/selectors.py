@@ -22,6 +22,7 @@ from django.db.models import BooleanField, F, Q
 from django.db.models.expressions import RawSQL
 
 from handbook.models import Page, Space
+from search.gaps.fixes import Fix, possible_fixes
 from search.gaps.grouping import Group, Mention, group_mentions
 from search.models import AskLog, SearchMiss
 
@@ -37,6 +38,7 @@ class Scope:
 
     superuser: bool
     spaces: dict[int, Space]
+    user: Any = None  # the viewer: "possibly fixed" looks only at pages they may read
 
     @property
     def space_ids(self) -> list[int]:
@@ -49,8 +51,8 @@ def insights_scope(user: Any) -> Scope | None:
         return None
     spaces = {space.pk: space for space in Space.objects.editable_by(user).order_by("title")}
     if user.is_superuser:
-        return Scope(superuser=True, spaces=spaces)
-    return Scope(superuser=False, spaces=spaces) if spaces else None
+        return Scope(superuser=True, spaces=spaces, user=user)
+    return Scope(superuser=False, spaces=spaces, user=user) if spaces else None
 
 
 def can_view_insights(user: Any) -> bool:
@@ -71,6 +73,7 @@ def _asks_for(scope: Scope) -> Any:
 class UnansweredGroup:
     group: Group
     spaces: list[Space]
+    fix: Fix | None = None  # a page published since that may answer it (search/gaps/fixes.py)
 
 
 def unanswered(scope: Scope) -> list[UnansweredGroup]:
@@ -84,9 +87,11 @@ def unanswered(scope: Scope) -> list[UnansweredGroup]:
     mentions = [Mention(q, "ask", at, tuple(spaces or ())) for q, at, spaces in asks]
     misses = SearchMiss.objects.order_by("-created_at").values_list("query", "created_at")[:MAX_ROWS]
     mentions += [Mention(q, "search", at) for q, at in misses]
+    groups = group_mentions(mentions)[:MAX_GROUPS]
+    fixes = possible_fixes(groups, user=scope.user, edited_space_ids=scope.space_ids, superuser=scope.superuser)
     return [
-        UnansweredGroup(group, [scope.spaces[s] for s in group.spaces if s in scope.spaces])
-        for group in group_mentions(mentions)[:MAX_GROUPS]
+        UnansweredGroup(group, [scope.spaces[s] for s in group.spaces if s in scope.spaces], fix)
+        for group, fix in zip(groups, fixes, strict=True)
     ]
 
 

@@ -29,7 +29,7 @@ TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at 1)
 # the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable page holds has
 # the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
 KEYWORD_MIN_COVERAGE = 0.0
-KEYWORD_ALONE_COVERAGE = 0.5
+KEYWORD_ALONE_COVERAGE = 0.6
 
 
 def _language_clause(language: str) -> str:

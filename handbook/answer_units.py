@@ -71,6 +71,12 @@ _FILLER_RE = re.compile(
       | related\ (?:pages?|links?|reading)\b
       | (?:voir|voyez)\s+(?:aussi|[eé]galement|la\ page)\b
       | pour\ (?:en\ savoir|plus\ d'information|plus\ de\ d[eé]tails|aller\ plus\ loin)\b
+      # The page's own dates: "Ce contenu a été mis à jour le 2 octobre 2020.", "Last updated: …"
+      | (?:this|the)\s+(?:page|content|document|article|guide)\s+(?:was\s+)?(?:last\s+)?(?:updated|reviewed|modified)\b
+      | last\s+(?:updated|reviewed|modified)\b
+      | (?:ce|cet)\s+(?:contenu|article|document|guide|page)\s+a\s+[eé]t[eé]\s+
+            (?:mis\s+[aà]\s+jour|modifi[eé]|relu|publi[eé])\b
+      | (?:derni[eè]re\s+(?:mise\s+[aà]\s+jour|modification|relecture)|mis\s+[aà]\s+jour\s+le)\b
     )""",
     re.IGNORECASE | re.VERBOSE,
 )

@@ -84,6 +84,14 @@ def test_page_introductions_and_navigation_are_filler() -> None:
     assert [u.filler for u in intro] == [True, False]
 
 
+def test_the_page_own_dates_are_filler() -> None:
+    dated = sentence_units(
+        "Ce contenu a été mis à jour le 2 octobre 2020. Les congés sont mis à jour le 1er juin chaque année. "
+        "Last updated: March 2024. Dernière mise à jour : 12 mars 2021. You must update your address."
+    )
+    assert [u.filler for u in dated] == [True, False, True, True, False]
+
+
 def test_asked_kind() -> None:
     assert asked_kind("How many days of annual leave do I get?") == "quantity"
     assert asked_kind("combien de jours de congés ai-je ?") == "quantity"

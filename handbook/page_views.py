@@ -13,7 +13,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import connections, router
-from django.dispatch import Signal
 from django.utils import timezone
 
 from handbook.models import Page, PageViewDay
@@ -21,10 +20,6 @@ from handbook.models import Page, PageViewDay
 NOT_VIEWED_DAYS = 90
 # A year of counts: enough to say "not opened in 90 days" whatever the log retention is.
 PAGE_VIEW_RETENTION_DAYS = 365
-
-# Sent once a reader's view of a page is counted, with ``page`` and ``request``: other apps
-# (search: which search result was opened) listen without this app knowing them.
-page_viewed = Signal()
 
 
 def page_view_record(page: Page, *, day: datetime.date | None = None) -> None:

@@ -1,30 +1,64 @@
-"""What the handbook fails to answer: searches that found nothing, and how long such logs are kept.
+"""What people look for: submitted searches (the first results, which were opened), searches that
+found nothing, and how long such logs are kept.
 
-Questions and searches are people's words. Searches are recorded without the
-person, and both the Ask log and the searches that found nothing are deleted
-after ``ASK_LOG_RETENTION_DAYS`` (default 90) by a daily task.
+Questions and searches are people's words. Searches are recorded without the person, and the
+Ask log, the searches and the searches that found nothing are deleted after
+``ASK_LOG_RETENTION_DAYS`` (default 90) by a daily task.
 """
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
 
+from handbook.models import Page
 from handbook.page_views import page_views_purge
-from search.models import AskLog, SearchMiss
+from search.models import AskLog, SearchClick, SearchLog, SearchMiss
 
 MAX_QUERY_CHARS = 500
+RESULTS_LOGGED = 10  # the first page of results
+CLICK_WITHIN_HOURS = 24  # an opened result counts for this long after its search
+
+
+def _clean(query: str) -> str:
+    # Control characters (NUL above all: Postgres text refuses it) are not words anyone looks for.
+    return " ".join("".join(c for c in query if c.isprintable() or c.isspace()).split())[:MAX_QUERY_CHARS]
 
 
 def search_miss_record(*, query: str, language: str) -> SearchMiss | None:
     """Record a submitted search that found nothing (no user is stored)."""
-    # Control characters (NUL above all: Postgres text refuses it) are not words anyone looks for.
-    text = " ".join("".join(c for c in query if c.isprintable() or c.isspace()).split())[:MAX_QUERY_CHARS]
+    text = _clean(query)
     if not text:
         return None
     return SearchMiss.objects.create(query=text, language=language[:8])
+
+
+def search_log_record(*, query: str, language: str, page_ids: list[int]) -> SearchLog | None:
+    """Record a submitted search with its first results (page ids, best first); no user is stored."""
+    text = _clean(query)
+    if not text:
+        return None
+    page_ids = list(dict.fromkeys(page_ids))[:RESULTS_LOGGED]
+    space_of = dict(Page.objects.filter(pk__in=page_ids).values_list("pk", "space_id"))
+    spaces = list(dict.fromkeys(space_of[p] for p in page_ids if p in space_of))
+    return SearchLog.objects.create(query=text, language=language[:8], result_spaces=spaces, result_pages=page_ids)
+
+
+def search_click_record(*, key: uuid.UUID, page_id: int) -> bool:
+    """Record that a result of a recent logged search was opened: only a page among its results counts."""
+    since = timezone.now() - timedelta(hours=CLICK_WITHIN_HOURS)
+    log_id = (
+        SearchLog.objects.filter(key=key, created_at__gte=since, result_pages__contains=[page_id])
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if log_id is None:
+        return False
+    SearchClick.objects.bulk_create([SearchClick(search_log_id=log_id, page_id=page_id)], ignore_conflicts=True)
+    return True
 
 
 def logs_purge(*, now=None) -> dict[str, int]:  # type: ignore[no-untyped-def]
@@ -33,4 +67,10 @@ def logs_purge(*, now=None) -> dict[str, int]:  # type: ignore[no-untyped-def]
     cutoff = (now or timezone.now()) - timedelta(days=settings.ASK_LOG_RETENTION_DAYS)
     asks, _by_model = AskLog.objects.filter(created_at__lt=cutoff).delete()
     misses, _by_model = SearchMiss.objects.filter(created_at__lt=cutoff).delete()
-    return {"ask_logs": asks, "search_misses": misses, "page_views": page_views_purge(now=now)}
+    _total, by_model = SearchLog.objects.filter(created_at__lt=cutoff).delete()  # their clicks with them
+    return {
+        "ask_logs": asks,
+        "search_misses": misses,
+        "search_logs": by_model.get(SearchLog._meta.label, 0),
+        "page_views": page_views_purge(now=now),
+    }

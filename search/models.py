@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.contrib.postgres.search import SearchVectorField
@@ -164,6 +166,44 @@ class SearchMiss(models.Model):
 
     def __str__(self) -> str:
         return self.query[:80]
+
+
+class SearchLog(models.Model):
+    """A submitted search and where its first results were: what people look for, per space.
+
+    No user: the words are people's. ``result_spaces`` are the spaces of the first page of results
+    (the best result's first), ``result_pages`` their page ids in rank order; the searcher could
+    read them all. Purged with the Ask log after ``ASK_LOG_RETENTION_DAYS`` (``search/insights.py``).
+    """
+
+    # What the results page names the search by, for reporting the result opened: random, so it
+    # says nothing of how many searches others made.
+    key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    query = models.CharField(max_length=500)
+    language = models.CharField(max_length=8, default=languages.DEFAULT.code)
+    result_spaces = ArrayField(models.IntegerField(), default=list, blank=True)
+    result_pages = ArrayField(models.IntegerField(), default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [GinIndex(fields=["result_spaces"], name="searchlog_result_spaces")]
+
+    def __str__(self) -> str:
+        return self.query[:80]
+
+
+class SearchClick(models.Model):
+    """A result of a logged search that was opened (once per search and page); deleted with its search."""
+
+    search_log = models.ForeignKey(SearchLog, on_delete=models.CASCADE, related_name="clicks")
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["search_log", "page"], name="searchclick_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.search_log_id} -> {self.page_id}"
 
 
 class IndexSettings(models.Model):

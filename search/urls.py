@@ -6,6 +6,7 @@ from search.gaps import views as gaps_views
 
 urlpatterns = [
     path("search/", views.search_view, name="search"),
+    path("search/opened/", views.search_opened_view, name="search_opened"),
     path("ask/", ask_views.ask_view, name="ask"),
     path("ask/stream/", ask_views.ask_stream_view, name="ask_stream"),
     path("ask/feedback/", ask_views.ask_feedback_view, name="ask_feedback"),

@@ -8,6 +8,7 @@ permission-filtered selectors in search/, never a query of its own.
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,7 +17,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from core import languages
@@ -86,6 +87,7 @@ def search_view(request: HttpRequest) -> HttpResponse:
             if not typing and not result.error:
                 # The model's translation of a submitted query, for its next search (never awaited).
                 request_translations(query=query, user_id=request.user.pk)
+                context["search_log_id"] = _log_search(request, result, query, page_number)
 
     is_fragment = bool(request.htmx) and not request.htmx.history_restore_request
     # While typing (htmx), delay the Ask request a little: if the next
@@ -94,6 +96,37 @@ def search_view(request: HttpRequest) -> HttpResponse:
     context["is_fragment"] = is_fragment
     template = "search/search.html#results" if is_fragment else "search/search.html"
     return render(request, template, context, status=status)
+
+
+def _log_search(request: HttpRequest, result: Any, query: str, page_number: int) -> str | None:
+    """Record a submitted search's first page of results (no user); its id lets the results
+    report which one was opened (``search_opened_view``). Further pages and history restores are
+    the same search, not recorded again."""
+    if page_number != 1 or (request.htmx and request.htmx.history_restore_request):
+        return None
+    from search.insights import search_log_record
+
+    log = search_log_record(query=query, language=result.query_language, page_ids=[r.page_id for r in result.results])
+    return str(log.key) if log else None
+
+
+@login_required
+@require_POST
+def search_opened_view(request: HttpRequest) -> HttpResponse:
+    """A result of a logged search was opened (sent by static/js/app.js as the link is followed).
+
+    Counted only when the page was among that search's results; nothing says who opened it.
+    """
+    from search.insights import search_click_record
+
+    page = request.POST.get("page", "")
+    try:
+        key = uuid.UUID(request.POST.get("log", ""))
+    except ValueError:
+        return HttpResponse(status=204)
+    if page.isdigit() and len(page) < 10:
+        search_click_record(key=key, page_id=int(page))
+    return HttpResponse(status=204)
 
 
 # "Did you mean" is offered when a search finds fewer pages than this.

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 
 from handbook.markdown import render_markdown, table_of_contents
 from handbook.models import Page, SlugRedirect
-from handbook.page_views import page_view_record, page_viewed
+from handbook.page_views import page_view_record
 from handbook.permissions import can_admin_space, can_edit, can_edit_space
 from handbook.selectors import drafts_in_space, page_tree, pages_recently_updated, spaces_for_home
 from handbook.views.lookups import readable_page, readable_space
@@ -79,7 +79,6 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
     )
     if request.method == "GET":  # counted once the page is rendered (a replica retry renders it twice)
         page_view_record(page)
-        page_viewed.send(sender=Page, page=page, request=request)
     return response
 
 

@@ -39,7 +39,7 @@ def test_logs_older_than_the_retention_period_are_purged(settings):
     new_miss = SearchMiss.objects.create(query="new")
     AskLog.objects.filter(pk=old_ask.pk).update(created_at=now - timedelta(days=91))
     SearchMiss.objects.filter(pk=old_miss.pk).update(created_at=now - timedelta(days=91))
-    assert logs_purge(now=now) == {"ask_logs": 1, "search_misses": 1, "page_views": 0}
+    assert logs_purge(now=now) == {"ask_logs": 1, "search_misses": 1, "search_logs": 0, "page_views": 0}
     assert list(AskLog.objects.values_list("pk", flat=True)) == [new_ask.pk]
     assert list(SearchMiss.objects.values_list("pk", flat=True)) == [new_miss.pk]
 

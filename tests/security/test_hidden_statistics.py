@@ -91,6 +91,7 @@ def _strip_volatile(html: str) -> str:
     html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
     html = re.sub(r'nonce="[^"]*"', "", html)
     html = re.sub(r'"x-csrftoken": "[^"]*"', "", html)
+    html = re.sub(r'data-search-log="[^"]*"', "", html)  # a random key per logged search
     return re.sub(r"\d+(\.\d+)? ms", "", html)
 
 

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from handbook.review.selectors import pages_not_viewed, pages_to_review
+from search.gaps.searches import top_searches
 from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
 
 
@@ -25,6 +26,7 @@ def insights_view(request: HttpRequest) -> HttpResponse:
         "unanswered": unanswered(scope),
         "rejected": rejected_answers(scope, request.user),
         "top": top_questions(scope),
+        "searches": top_searches(scope, request.user),
         "to_review": pages_to_review(request.user),
         "not_viewed": pages_not_viewed(request.user),
     }

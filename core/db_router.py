@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 REPLICA_APPS = frozenset({"handbook", "search", "summaries"})
 # URL names whose reads may lag. Ask is a POST (it logs the question) but only reads content.
 REPLICA_VIEWS = frozenset({"home", "space_detail", "page_detail", "search", "ask"})
+# Writes that change nothing their author reads next (a usage log, feedback): no pin to the primary.
+UNPINNED_WRITES = frozenset({"search_opened", "ask_feedback"})
 _READ_METHODS = frozenset({"GET", "HEAD"})
 
 _read_alias: ContextVar[str] = ContextVar("handbook_read_alias", default=DEFAULT_DB_ALIAS)
@@ -205,7 +207,8 @@ class ReplicaReadsMiddleware:
         if replica_aliases() and request.method not in _READ_METHODS and response.status_code < 500:
             match = getattr(request, "resolver_match", None)
             user = getattr(request, "user", None)
-            if (match is None or match.view_name not in REPLICA_VIEWS) and getattr(user, "is_authenticated", False):
+            exempt = REPLICA_VIEWS | UNPINNED_WRITES
+            if (match is None or match.view_name not in exempt) and getattr(user, "is_authenticated", False):
                 pin_to_primary(user.pk)  # type: ignore[union-attr]
         return response
 

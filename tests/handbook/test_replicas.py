@@ -153,6 +153,19 @@ def test_an_editor_reads_their_own_change_from_the_primary(client, handbook, use
     assert response.status_code == 200 and sql
 
 
+def test_reporting_an_opened_result_keeps_the_reader_on_the_replica(client, handbook, use_replica):  # type: ignore[no-untyped-def]
+    """A usage report is a write, but it changes nothing its author reads next: no pin to the primary."""
+    import re
+
+    use_replica("replica_test", primary_copy())
+    login(client, handbook.reader)
+    results = client.get("/search/", {"q": "remote work"}).text
+    key = re.search(r'data-search-log="([0-9a-f-]+)"', results).group(1)
+    assert client.post("/search/opened/", {"log": key, "page": handbook.remote.pk}).status_code == 204
+    response, sql = queries_on("replica_test", lambda: client.get(url(handbook.remote)))
+    assert response.status_code == 200 and sql, "still reading from the replica"
+
+
 def test_an_unreachable_replica_costs_no_request(client, handbook, use_replica, tmp_path):  # type: ignore[no-untyped-def]
     use_replica("replica_down", {**primary_copy(), "HOST": str(tmp_path / "nobody-listens-here")})
     login(client, handbook.reader)

@@ -19,6 +19,9 @@ KEYWORD_CANDIDATE_CAP = 1000  # matches ranked at most (each is a heap row read)
 # The word-translated query's pass: half the candidates. Its words are guesses; measured on
 # dev-crosslang, translated questions equal or better at 500 (betagouv 0.469 -> 0.472), lower at 300.
 TRANSLATED_CANDIDATE_CAP = 500
+# A small share of the index readable (and not too many chunks): the page_id index joins the way in.
+PAGES_WAY_IN_MAX_SHARE = 0.2
+PAGES_WAY_IN_MAX_CHUNKS = 30_000
 
 TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (tsvector weights A/B)
 # Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
@@ -55,6 +58,11 @@ def _candidate_terms(terms: list[Any], cap: int) -> list[Any]:
     return chosen
 
 
+def pages_way_in(visible: VisiblePages) -> bool:
+    chunks, share = visible.estimate
+    return share <= PAGES_WAY_IN_MAX_SHARE and chunks <= PAGES_WAY_IN_MAX_CHUNKS
+
+
 def keyword_leg(
     parsed: ParsedQuery,
     visible: VisiblePages | list[int],
@@ -84,8 +92,15 @@ def keyword_leg(
     weights = term_weights(content_terms, visible.reader)
     filter_sql, filter_params = filters.sql()
     selects: list[str] = []
-    # "+ 0": the page_id index must not replace the full-text index as the way in.
-    visible_sql, visible_params = visible.clause("(c.page_id + 0)")
+    if pages_way_in(visible):
+        # A small part of the index readable: the readable pages' chunks (page_id index) and the
+        # words' matches (full-text index) are intersected before any row is read. Through the
+        # full-text index alone the scan reads every match, readable or not, to find these few
+        # (1 % of 100k chunks readable: ~24 -> ~6 ms a statement).
+        visible_sql, visible_params = visible.clause("c.page_id", index=True)
+    else:
+        # "+ 0": the page_id index must not replace the full-text index as the way in.
+        visible_sql, visible_params = visible.clause("(c.page_id + 0)")
     params: list[Any] = []
     wanted = filters.language if filters.language in CONFIGS else "other" if filters.language else None
     for language in (*CONFIGS, "other"):

@@ -271,3 +271,17 @@ def test_restriction_granted_later_is_visible_at_once(kw):  # type: ignore[no-un
     assert "salary" not in found(kw, "canary allowance")
     kw["bob"].groups.add(Group.objects.get(name="payroll"))
     assert "salary" in found(kw, "canary allowance")
+
+
+def test_both_ways_into_the_keyword_list_give_the_same_hits(kw, monkeypatch):  # type: ignore[no-untyped-def]
+    """A small share readable: the scan starts from the readable pages too; else from the words alone."""
+    from search.retrieval import keyword
+
+    queries = ["parking badges", "work from home", "congés payés report", "salary dismissal", "zebra"]
+    for user in (kw["bob"], kw["alice"]):
+        hits = {}
+        for pages in (True, False):
+            monkeypatch.setattr(keyword, "pages_way_in", lambda visible, pages=pages: pages)
+            hits[pages] = [[(h.chunk_id, h.keyword_rank, h.coverage) for h in kw_leg(kw, q, user)] for q in queries]
+        assert hits[True] == hits[False]
+        assert any(hits[True])

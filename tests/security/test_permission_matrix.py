@@ -29,9 +29,10 @@ def test_no_read_path_leaks(seed, settings):
 @pytest.mark.django_db
 def test_no_read_path_leaks_with_the_bitmap_form_of_the_visible_set(monkeypatch):  # type: ignore[no-untyped-def]
     """Large visible sets reach SQL as a page bitmap: the same matrix with it forced everywhere."""
-    from search.retrieval import visibility
+    from search.retrieval import keyword, visibility
 
     monkeypatch.setattr(visibility, "ARRAY_MAX_IDS", 0)
+    monkeypatch.setattr(keyword, "pages_way_in", lambda visible: False)  # the keyword list's bitmap way in
     world = build_world(11, n_users=5, n_pages=10, n_queries=6)
     leaks = [leak for username in world.users for query in world.queries for leak in check_case(world, username, query)]
     assert not leaks, leaks[:5]

@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     common.setup(DATABASE)
     common.RESULTS.mkdir(parents=True, exist_ok=True)
-    from search.services import workers_available
+    from core.queues import workers_available
 
     if workers_available():
         raise SystemExit("another worker is consuming this instance's queues: stop it first (make stop)")

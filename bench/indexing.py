@@ -140,10 +140,10 @@ def pipeline_inline(pages: list[Any]) -> dict[str, Any]:
 
 def pipeline_worker(pages: list[Any], timeout: float = 1800) -> dict[str, Any]:
     """A real worker process, from the Redis queue; its peak memory from /proc."""
+    from core.queues import workers_available
     from handbook.celery import app
     from search.indexing.pipeline import pages_needing_index
     from search.models import Chunk
-    from search.services import workers_available
     from search.tasks import reindex_page
 
     if workers_available():

@@ -40,9 +40,10 @@ def _overdue(pages: QuerySet[Page], today: datetime.date | None) -> QuerySet[Pag
     return pages.filter(review_by__lt=today or timezone.localdate())
 
 
-def _answered_for(pages: QuerySet[Page], user: Any) -> QuerySet[Page]:
-    """The user answers for a page they own, or whose owner group they belong to; for a page without
-    an owner, every editor of its space does. Superusers answer for every page."""
+def answered_for(pages: QuerySet[Page], user: Any) -> QuerySet[Page]:
+    """``pages`` narrowed to those the user answers for: a page they own, or whose owner group they
+    belong to; for a page without an owner, every editor of its space does. Superusers answer for
+    every page. Read permission is not decided here: start from ``Page.objects.visible_to(user)``."""
     if user.is_superuser:
         return pages
     groups = user_group_ids(user)
@@ -56,7 +57,7 @@ def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int
     """Overdue pages the user may read and answers for, most overdue first."""
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         return []
-    pages = _answered_for(_overdue(Page.objects.visible_to(user), today), user)
+    pages = answered_for(_overdue(Page.objects.visible_to(user), today), user)
     return list(pages.select_related("space", "owner_user", "owner_group").order_by("review_by", "title", "pk")[:limit])
 
 
@@ -70,7 +71,7 @@ def pages_not_viewed(user: Any, *, today: datetime.date | None = None, limit: in
         return []
     viewed = PageViewDay.objects.filter(page_id=OuterRef("pk"), day__gt=since, views__gt=0)
     pages = Page.objects.visible_to(user).filter(created_at__date__lte=since).exclude(Exists(viewed))
-    pages = _answered_for(pages, user).select_related("space", "owner_user", "owner_group")
+    pages = answered_for(pages, user).select_related("space", "owner_user", "owner_group")
     return list(pages.order_by("created_at", "title", "pk")[:limit])
 
 

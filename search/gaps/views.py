@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from handbook.review.selectors import pages_not_viewed, pages_to_review
+from search.gaps.rejected_pages import rejected_pages
 from search.gaps.searches import top_searches
 from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
 
@@ -29,5 +30,6 @@ def insights_view(request: HttpRequest) -> HttpResponse:
         "searches": top_searches(scope, request.user),
         "to_review": pages_to_review(request.user),
         "not_viewed": pages_not_viewed(request.user),
+        "rejected_pages": rejected_pages(request.user),
     }
     return render(request, "search/insights.html", context)

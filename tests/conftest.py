@@ -31,6 +31,18 @@ def _no_similarity_floor(settings):  # type: ignore[no-untyped-def]
     settings.EMBEDDINGS_SIMILARITY_FLOOR = "-1"
 
 
+# --- Passwords: a cheap hasher ---------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):  # type: ignore[no-untyped-def]
+    """Users are made per test (worlds of the permission matrix, revocation trials) and log in
+    through the form: the production hasher costs ~0.4 s a hash on this machine. No application
+    code hashes anything itself, and production settings are checked in their own process
+    (tests/handbook/test_settings_env.py)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 # --- Celery: eager unless a test asks for a real worker -------------------------
 
 

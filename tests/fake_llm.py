@@ -217,7 +217,8 @@ class FakeLLMServer:
     def __init__(self) -> None:
         self.fake = FakeLLM()
         self._server = _QuietServer(("127.0.0.1", 0), _handler(self.fake))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll: shutdown() waits for the loop to notice, 0.5 s per test at the default.
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     def __enter__(self) -> FakeLLM:
         self._thread.start()

@@ -250,7 +250,7 @@ class ForeignSink:
             self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         host, port = self._server.server_address[:2]
         self.url = f"http://{host}:{port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)  # quick shutdown
 
     def __enter__(self) -> ForeignSink:
         self._thread.start()

@@ -48,12 +48,21 @@ def hostile_site(make_user, make_space, settings_for_browser) -> Any:  # type: i
     return SimpleNamespace(space=space, editor=make_user("editor", "staff", "editors"))
 
 
-def run_all(browser: Any, origin: str, site: Any, sink: ForeignSink, payloads: list, *, history: bool = True) -> Any:  # type: ignore[type-arg]
+def run_all(
+    browser: Any,
+    origin: str,
+    site: Any,
+    sink: ForeignSink,
+    payloads: list,  # type: ignore[type-arg]
+    *,
+    history: bool = True,
+    every_place_every: int = 1,
+) -> Any:
     pages = create_pages(site.space, site.editor, payloads)
     hb = HostileBrowser(browser, origin)
     try:
         hb.log_in("editor", "pw-editor")
-        run_payloads(hb, payloads, site.space.slug, pages, history=history)
+        run_payloads(hb, payloads, site.space.slug, pages, history=history, every_place_every=every_place_every)
         # Every title at once: the space's page tree and the home page's recent pages.
         hb.open(f"/spaces/{site.space.slug}/", "space")
         hb.open("/", "home")
@@ -88,7 +97,10 @@ def test_detectors_catch_a_planted_payload(browser, live_server, hostile_site, s
                 `<img src=x onerror="window.__pwned('control')"><img src="${sink}/control">`)""",
             sink.url,
         )
-        hb.page.wait_for_timeout(500)
+        for _ in range(200):  # until the handler ran and the sink was asked (at most 5 s)
+            if hb.report.executed and sink.hits:
+                break
+            hb.page.wait_for_timeout(25)
         findings = hb.check("control")
     finally:
         hb.close()
@@ -98,12 +110,23 @@ def test_detectors_catch_a_planted_payload(browser, live_server, hostile_site, s
     assert sink.hits == ["GET /control"]
 
 
+#: Places every payload's first showing leads to (``run_payloads``), all reached in the fast run.
+PLACES = {"page", "search", "ask", "revision", "edit", "query-search", "query-ask", "query-htmx", "space", "home"}
+
+
 def test_hostile_payloads_render_inert(browser, live_server, hostile_site, sink):
+    """Every vector (its context taken in turn) where it is first shown: its page, or the search
+    page for a query; every third one in every place (search, Ask, revision, editor, the header
+    box). ``make prove`` (tests/security/test_prove_hostile.py) opens every place for every
+    vector in every context."""
     payloads = sample(generate(sink.url))
     assert len(payloads) >= 40 and {p.context for p in payloads} == set(CONTEXTS)
-    report = run_all(browser, live_server.url, hostile_site, sink, payloads, history=False)
+    everywhere = payloads[::3]
+    assert {p.context for p in everywhere} == set(CONTEXTS)  # 3 and 7 are coprime: each context
+    report = run_all(browser, live_server.url, hostile_site, sink, payloads, history=False, every_place_every=3)
     assert not report.failures(), json.dumps(report.failures(), indent=1)
-    assert report.visits >= 4 * len(payloads)
+    assert report.contexts >= PLACES, sorted(report.contexts)
+    assert report.visits >= len(payloads) + 4 * len(everywhere)
 
 
 def test_model_output_with_html_is_shown_as_text(browser, live_server, hostile_site, sink, fake_llm, make_page):

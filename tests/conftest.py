@@ -207,7 +207,7 @@ class WorkerProcess:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"worker exited early; see {self.log_path}")
-            if app.control.ping(timeout=0.5):
+            if app.control.ping(timeout=0.5, limit=1):  # limit: back as soon as it answers
                 return
         raise RuntimeError(f"worker did not answer within {timeout}s; see {self.log_path}")
 
@@ -265,10 +265,11 @@ def _drain(app, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
     app.control.purge()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        active = app.control.inspect(timeout=1.0).active() or {}
+        # One worker: limit=1 returns on its reply instead of waiting out the timeout.
+        active = app.control.inspect(timeout=1.0, limit=1).active() or {}
         if not any(active.values()):
             return
-        time.sleep(0.5)
+        time.sleep(0.1)
 
 
 def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2) -> bool:  # type: ignore[no-untyped-def]

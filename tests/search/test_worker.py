@@ -48,10 +48,15 @@ def test_edit_after_commit_reaches_the_worker(worker, make_space, make_page):
 
 
 def test_worker_killed_mid_task_is_healed_after_restart(worker, make_space, make_page):
-    long_body = "\n\n".join(
+    # Vectors are written a batch (EMBEDDINGS_BATCH_SIZE, 32) at a time. The first batch is of short
+    # sections, written within a second; the long sections after it take seconds to embed: the
+    # kill lands between the two, and the restarted task only has those left to embed.
+    short = [f"## Part {i}\n\nRequests of type {i} need {i % 5 + 1} approvals." for i in range(32)]
+    long = [
         f"## Part {i}\n\n" + " ".join(f"Rule {i}.{j}: requests of type {i * j} need {j} approvals." for j in range(30))
-        for i in range(40)
-    )
+        for i in range(32, 38)
+    ]
+    long_body = "\n\n".join(short + long)
     page = make_page(make_space("hr"), "Long page", long_body, index=False)
     reindex_page.delay(page.pk, page.published_revision_id)
     assert wait_for(

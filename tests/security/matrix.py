@@ -264,8 +264,13 @@ def check_case(world: World, username: str, query: str, *, summaries: bool = Tru
     return leaks
 
 
-def check_http_case(world: World, username: str, query: str, client: Any) -> list[Leak]:
-    """Every HTTP read path for one (user, query): pages, search, ask (the admin: ``check_admin_case``)."""
+def check_http_case(world: World, username: str, query: str, client: Any, *, pages: bool = True) -> list[Leak]:
+    """Every HTTP read path for one (user, query): pages, search, ask (the admin: ``check_admin_case``).
+
+    The page, space, history, revisions and diff views do not depend on the query: with
+    ``pages=False`` only the query's paths (search, ask, home, insights) are scanned, for callers
+    that scan the pages once per user.
+    """
     from django.urls import NoReverseMatch, reverse
 
     from handbook.models import Page
@@ -298,7 +303,7 @@ def check_http_case(world: World, username: str, query: str, client: Any) -> lis
     scan("http.ask", "/ask/", {"q": query})
     scan("http.home", "/")
     scan("http.insights", "/insights/")  # editors: questions and rejected answers of their spaces
-    for page_id, _facts in world.pages.items():
+    for page_id in world.pages if pages else []:
         page = Page.objects.filter(pk=page_id).select_related("space").first()
         if page is None:
             continue

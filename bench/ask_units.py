@@ -176,11 +176,11 @@ def main() -> None:
     started = time.monotonic()
     with (
         mock.patch.object(answer_units, "_revision_units", revision_units),
-        mock.patch.object(extractive_answer, "_sentence_vectors", cached_vectors),
+        mock.patch.object(extractive_answer, "sentence_vectors", cached_vectors),
         mock.patch.object(extractive_answer, "_translation", lambda *a: ""),
     ):
         if before is not None:
-            patch_before = mock.patch.object(before, "_sentence_vectors", cached_vectors)
+            patch_before = mock.patch.object(before, "sentence_vectors", cached_vectors)
             patch_before.start()
         for set_name, queries in sets.items():
             for q in queries:

@@ -15,6 +15,10 @@ Besides scripted replies, the fake can behave like a provider (tests and
 - ``hang()``: no call is ever answered (the connection stays open);
 - ``junk()``: replies that are not what was asked for, in turn: not JSON, JSON of
   the wrong shape, an answer citing nothing, an answer with an invented figure;
+- ``alter()``: answers that cite a real passage but do not say what it says:
+  passage [1]'s first sentence with a figure, as written, then the same sentence
+  with its figures changed, then a sentence of the model's own (``INVENTED``),
+  all citing [1] (JSON, or plain text when streamed);
 - ``respond``: a function of the request that writes the reply (e.g. a
   translation for translation prompts, a cited answer for Ask).
 """
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import threading
 import time
@@ -38,6 +43,21 @@ JUNK_REPLIES = [
     json.dumps({"answer": "You get 41 days [1].", "sources": [1]}),  # a figure no passage has
 ]
 JUNK_STREAMS = ["Sure! Here is what I found.", "You get 41 days [1]."]
+INVENTED = "Every employee also receives a free gym membership, paid by the company."
+_PASSAGE_LINE = re.compile(r"^\{.*\}$", re.M)
+
+
+def altered_answer(payload: dict[str, Any]) -> str:
+    """``alter()``'s answer to an Ask prompt: the real sentence, its altered twin, an invented one."""
+    user = next((m["content"] for m in payload.get("messages", []) if m.get("role") == "user"), "")
+    passages = [json.loads(line) for line in _PASSAGE_LINE.findall(user)]
+    first = next((p for p in passages if p.get("n") == 1), None)
+    if first is None:
+        return ""
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(str(first["text"]).split()))
+    real = next((s for s in sentences if re.search(r"\d", s)), sentences[0]).rstrip(".")
+    altered = re.sub(r"\d+", lambda m: str(int(m.group()) + 7), real)
+    return f"{real} [1]. {altered} [1]. {INVENTED} [1]"
 
 
 @dataclass
@@ -56,7 +76,7 @@ class FakeLLM:
     requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_dimensions: int = 384
     embedding_calls: int = 0
-    mode: str = "script"  # "script" | "slow" | "hang" | "junk"
+    mode: str = "script"  # "script" | "slow" | "hang" | "junk" | "alter"
     slow_seconds: float = 2.0
     slow_first_token: float = 1.0
     hang_rate: float = 0.0
@@ -74,6 +94,9 @@ class FakeLLM:
 
     def junk(self) -> None:
         self.mode = "junk"
+
+    def alter(self) -> None:
+        self.mode = "alter"
 
     def scripted(self) -> None:
         self.mode = "script"
@@ -96,6 +119,9 @@ class FakeLLM:
             self.junk_served += 1
             junk = JUNK_STREAMS if payload and payload.get("stream") else JUNK_REPLIES
             return Reply(content=junk[(self.junk_served - 1) % len(junk)])
+        if self.mode == "alter" and payload is not None:
+            text = altered_answer(payload)
+            return Reply(content=text if payload.get("stream") else json.dumps({"answer": text, "sources": [1]}))
         if self.respond is not None and payload is not None:
             return self.respond(payload)
         return self.default

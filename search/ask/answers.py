@@ -50,6 +50,7 @@ from search.ask.extractive import select_quotes
 from search.ask.grounding import MARKER, UnsupportedAnswer, grounded
 from search.ask.passages import Passage, passages_for
 from search.ask.replies import Answer, AskError, citation, no_answer
+from search.ask.stream_gate import gate_for
 from search.indexing.model_switch import query_embedder
 from search.retrieval import parallel
 from search.retrieval.query import QueryError, clean_query, parse_query
@@ -302,9 +303,15 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
                 deadline=deadline,
             )
             prepared = _PreparedFallback(question, language, passages)
+            gate = gate_for(passages, question)  # no unchecked figure is shown while the model writes
             for delta in deltas:
                 pieces.append(delta)
-                yield {"type": "delta", "text": delta}
+                shown = gate.feed(delta)
+                if shown:
+                    yield {"type": "delta", "text": shown}
+            rest = gate.flush()
+            if rest:
+                yield {"type": "delta", "text": rest}
             answer = _grounded_stream("".join(pieces), passages, question, language, prepared)
         except LLMError as exc:
             reason = _fallback_reason(exc)

@@ -222,13 +222,13 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[_C
 
 
 def _cosines(question_vector: Sequence[float], texts: list[str], embedder: Embedder) -> list[float]:
-    vectors = np.asarray(_sentence_vectors(texts, embedder), dtype=np.float32)
+    vectors = np.asarray(sentence_vectors(texts, embedder), dtype=np.float32)
     question = np.asarray(question_vector, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(question)
     return (vectors @ question / np.where(norms == 0, 1, norms)).tolist()
 
 
-def _sentence_vectors(sentences: list[str], embedder: Embedder) -> list[Sequence[float]]:
+def sentence_vectors(sentences: list[str], embedder: Embedder) -> list[Sequence[float]]:
     """Vectors of the units; popular passages' units come from the cache (keyed by model + text)."""
     keys = {s: "sentvec:" + hashlib.sha256(f"{embedder.model_name}\n{s}".encode()).hexdigest() for s in sentences}
     try:

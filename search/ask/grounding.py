@@ -1,24 +1,31 @@
 """Checking the model's answer against the passages it was sent.
 
 A source that names no passage sent is dropped; markers pointing nowhere are removed;
-an answer citing nothing is not grounded (None); a figure the cited passages (and the
-question) do not contain refuses the answer (``UnsupportedAnswer``).
+an answer citing nothing is not grounded (None). Then every sentence is checked
+against the passages it cites (its figures, its names, its meaning:
+``core/statement_check.py``): an unsupported sentence is left out, with a notice,
+and an answer with no supported sentence is refused (``UnsupportedAnswer``).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
+
+import numpy as np
+from django.utils.translation import gettext_lazy
 
 from core.llm import LLMError
 from core.llm_replies import AnswerReply, parse_reply
+from core.statement_check import MARKER as STATEMENT_MARKER
+from core.statement_check import Similarity, Source, check_sentences, figures
+from handbook.answer_units import passage_units
 from search.ask.passages import Passage
 from search.ask.replies import Answer, citation, no_answer
 
 logger = logging.getLogger(__name__)
 
-MARKER = re.compile(r"\[(\d{1,2})\]")
+MARKER = STATEMENT_MARKER
 
 
 class UnsupportedAnswer(LLMError):
@@ -56,53 +63,62 @@ def grounded(reply: dict[str, Any], passages: list[Passage], question: str, lang
         return no_answer(question, language)
     if not cited or not text:
         return None
-    unsupported = unsupported_figures(text, cited, question)
-    if unsupported:
-        raise UnsupportedAnswer(f"answer states figures its sources do not contain: {sorted(unsupported)}")
-    return Answer(question, "llm", text, language, [citation(p) for p in sorted(cited, key=lambda p: p.number)])
+    kept, dropped = supported_sentences(text, cited, question, language)
+    if not kept:
+        raise UnsupportedAnswer(f"no sentence of the answer is supported by its sources: {dropped}")
+    answer = Answer(question, "llm", kept, language, [citation(p) for p in sorted(cited, key=lambda p: p.number)])
+    if dropped:
+        answer.unsupported = dropped
+        answer.notice = str(UNSUPPORTED_NOTICE)
+    return answer
 
 
-# A figure: a quantity standing alone, digits with thousands grouped by commas, dots or spaces
-# ("61,000", "61 000") or a decimal; not part of a code or a word ("E3", "v2", "3rd") nor an
-# enumeration or call in brackets ("(1)").
-_FIGURE = re.compile(r"(?<![\w(\[.,])\d+(?:[.,\u00a0\u202f ]\d{3})*(?:[.,]\d+)?(?![\w)\]])")
-_NUMBER_WORDS = {
-    word: str(value)
-    for value, words in enumerate(
-        [
-            ("zero", "zéro"), ("one", "un", "une"), ("two", "deux"), ("three", "trois"), ("four", "quatre"),
-            ("five", "cinq"), ("six",), ("seven", "sept"), ("eight", "huit"), ("nine", "neuf"), ("ten", "dix"),
-            ("eleven", "onze"), ("twelve", "douze"), ("thirteen", "treize"), ("fourteen", "quatorze"),
-            ("fifteen", "quinze"), ("sixteen", "seize"), ("seventeen",), ("eighteen",), ("nineteen",),
-            ("twenty", "vingt"),
-        ]
-    )
-    for word in words
-} | {"thirty": "30", "trente": "30", "forty": "40", "quarante": "40", "fifty": "50", "cinquante": "50"}  # fmt: skip
+UNSUPPORTED_NOTICE = gettext_lazy("A sentence of the generated answer was left out: its sources do not say it.")
 
 
-def _figures(text: str, *, words: bool = False) -> set[str]:
-    found = {re.sub(r"\D", "", m) for m in _FIGURE.findall(MARKER.sub(" ", text))}
-    if words:
-        found |= {_NUMBER_WORDS[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in _NUMBER_WORDS}
-    return found
+def supported_sentences(text: str, cited: list[Passage], question: str, language: str) -> tuple[str, list[str]]:
+    """(the answer's supported sentences joined, the sentences left out): each written sentence is
+    checked on its own against the passages it cites (``core/statement_check.py``)."""
+    units = passage_units(cited)
+    sources = [Source(p.number, p.text, p.language, tuple(u.text for u in units.get(p.number, []))) for p in cited]
+    verdicts = check_sentences(text, sources, language=language, question=question, similarity=_similarity_for(cited))
+    for v in verdicts:
+        if not v.supported:
+            logger.warning("LLM sentence left out (%s %s): %r", v.reason, v.detail, v.sentence[:200])
+    kept = " ".join(v.sentence for v in verdicts if v.supported)
+    return kept, [v.sentence for v in verdicts if not v.supported]
 
 
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+def _similarity_for(cited: list[Passage]) -> Similarity | None:
+    """Cosines of written sentences to the passages' units with the index's model; None without one."""
+    from search.ask.extractive import sentence_vectors
+    from search.indexing.model_switch import query_embedder
+
+    if not any(p.vector_distance is not None for p in cited):
+        return None
+    embedder = query_embedder()
+    if embedder is None:
+        return None
+
+    def similarity(sentences: list[str], statements: list[str]) -> list[list[float]]:
+        vectors = np.asarray(sentence_vectors(sentences + statements, embedder), dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+        return (vectors[: len(sentences)] @ vectors[len(sentences) :].T).tolist()
+
+    def guarded(sentences: list[str], statements: list[str]) -> list[list[float]]:
+        try:
+            return similarity(sentences, statements)
+        except Exception as exc:  # no vectors now: meaning is judged by words (figures still checked)
+            logger.warning("sentence check without vectors: %s", exc)
+            return [[1.0] * len(statements) for _ in sentences]
+
+    return guarded
 
 
 def unsupported_figures(text: str, cited: list[Passage], question: str) -> set[str]:
-    """Figures of the answer found in none of its cited passages nor the question.
-
-    A sentence that invents a number (days, amounts, dates) is the costly kind of
-    unsupported statement, and the one a check can see whatever the languages: figures
-    are written the same way in both. Passages count small numbers written as words.
-    """
-    # Addresses are not statements: their digits (hosts, ports, paths) are not checked as facts.
-    stated = _figures(_URL.sub(" ", text))
-    if not stated:
-        return set()
-    known = _figures(question, words=True)
+    """Figures of the answer found in none of its cited passages nor the question (the whole answer
+    at once; ``supported_sentences`` checks each sentence against its own citations)."""
+    known = figures(question, number_words=True)
     for passage in cited:
-        known |= _figures(passage.text, words=True)
-    return stated - known
+        known |= figures(passage.text, number_words=True)
+    return figures(text) - known

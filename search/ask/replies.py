@@ -40,6 +40,7 @@ class Answer:
     fallback: str = ""  # a FALLBACK_NOTICES reason when an LLM answer was replaced by quotes
     cached: bool = False
     log_id: int | None = None
+    unsupported: list[str] = field(default_factory=list)  # model sentences left out by the check
 
     def as_json(self) -> dict[str, Any]:
         return {

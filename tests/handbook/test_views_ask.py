@@ -59,7 +59,13 @@ def answer_llm(fake_llm, settings):  # type: ignore[no-untyped-def]
 
 def test_model_text_is_escaped(client, handbook, answer_llm):
     fake_llm = answer_llm
-    fake_llm.queue_json({"answer": "Three days <img src=x onerror=alert(1)> <script>x()</script> [1]", "sources": [1]})
+    fake_llm.queue_json(
+        {
+            "answer": "Staff may work from home three days a week <img src=x onerror=alert(1)> "
+            "<script>x()</script> [1]",
+            "sources": [1],
+        }
+    )
     client.force_login(handbook.reader)
     html = client.post("/ask/", {"q": "how many days from home?"}, **HX).content.decode()
     assert "<img" not in html and "<script" not in html

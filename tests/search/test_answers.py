@@ -173,7 +173,8 @@ def test_streaming_yields_deltas_then_checked_answer(handbook, fake_llm):
     fake_llm.queue(Reply(stream_chunks=["You get ", "25 days ", "[1]."]))
     events = list(stream_answer(user=handbook["bob"], question="How many days of annual leave?"))
     deltas = [e["text"] for e in events if e["type"] == "delta"]
-    assert deltas == ["You get ", "25 days ", "[1]."]
+    # A sentence's figures wait for its end (the stream gate), its first words do not.
+    assert deltas == ["You get ", "25 days [1]."]
     done = events[-1]
     assert done["type"] == "done" and done["answer"].mode == "llm"
     assert done["answer"].citations[0].ref == "leave"
@@ -307,3 +308,36 @@ def test_sentence_vectors_are_cached_per_model_and_text(handbook, monkeypatch):
     calls.clear()
     again = _ask(handbook["bob"], question)
     assert calls == [] and again.text == first.text  # same sentences: nothing embedded twice
+
+
+@pytest.mark.django_db
+def test_llm_altered_figures_and_invented_sentences_never_reach_the_reader(handbook, fake_llm):
+    """GIVEN a model citing the right passage but altering its figures and adding a sentence of its own
+    WHEN bob asks, answered and streamed THEN only the faithful sentence is shown, with a notice."""
+    from tests.fake_llm import INVENTED
+
+    fake_llm.alter()
+    question = "How many days of annual leave do I get?"
+    answer = _ask(handbook["bob"], question)
+    assert answer.mode == "llm"
+    assert "25 working days" in answer.text
+    assert "32" not in answer.text and INVENTED.rstrip(".") not in answer.text
+    assert len(answer.unsupported) == 2 and "left out" in answer.notice
+    events = list(stream_answer(user=handbook["bob"], question=question))
+    streamed = "".join(e["text"] for e in events if e["type"] == "delta")
+    assert "25 working days" in streamed and "32" not in streamed  # never shown, not even while streaming
+    done = events[-1]["answer"]
+    assert done.mode == "llm" and "32" not in done.text and INVENTED.rstrip(".") not in done.text
+
+
+@pytest.mark.django_db
+def test_llm_answer_with_no_supported_sentence_falls_back_to_quotes(handbook, fake_llm):
+    fake_llm.queue_json(
+        {
+            "answer": "You get 41 days [1]. " + "Every employee also receives a free company car with a fuel card [1].",
+            "sources": [1],
+        }
+    )
+    answer = _ask(handbook["bob"], "How many days of annual leave do I get?")
+    assert answer.mode == "extractive" and answer.fallback == "unsupported"
+    assert "41" not in answer.text and "25 working days" in answer.text

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from core.llm import LLMError, chat_json
 from core.llm_replies import SummaryReply, parse_reply
+from core.statement_check import Source, check_sentences
+from core.text import detect_language
+
+logger = logging.getLogger(__name__)
 
 # Roughly 3,000 tokens of input: enough for most pages in one call, small enough for any model.
 INPUT_CAP_CHARS = 12_000
@@ -42,7 +47,32 @@ def _summarise_text(title: str, text: str) -> LLMSummary:
     return _validate(chat_json(messages, purpose="summary", max_tokens=500))
 
 
+def supported_summary(summary: LLMSummary, *, title: str, text: str) -> LLMSummary:
+    """The summary's sentences and key points that the page supports (``core/statement_check.py``:
+    figures, names and words; a summary is in the page's language). Nothing left: LLMError, and
+    the extractive summary is used."""
+    language = detect_language(text)
+    source = [Source(1, f"{title}\n{text}", language)]
+
+    def kept(piece: str) -> list[str]:
+        verdicts = check_sentences(piece, source, language=language, question=title)
+        for v in verdicts:
+            if not v.supported:
+                logger.warning("LLM summary sentence left out (%s %s): %r", v.reason, v.detail, v.sentence[:200])
+        return [v.sentence for v in verdicts if v.supported]
+
+    sentences = kept(summary.text)
+    if not sentences:
+        raise LLMError("no sentence of the summary is supported by the page")
+    points = [point for point in summary.key_points if kept(point)]
+    return LLMSummary(" ".join(sentences), points)
+
+
 def summarise_llm(*, title: str, text: str) -> LLMSummary:
+    return supported_summary(_summarise_map_reduce(title, text), title=title, text=text)
+
+
+def _summarise_map_reduce(title: str, text: str) -> LLMSummary:
     if len(text) <= INPUT_CAP_CHARS:
         return _summarise_text(title, text)
     parts = [text[i : i + INPUT_CAP_CHARS] for i in range(0, len(text), INPUT_CAP_CHARS)]

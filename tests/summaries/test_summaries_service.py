@@ -158,6 +158,28 @@ def test_llm_summary(page, fast_llm):  # type: ignore[no-untyped-def]
     assert len(fast_llm.requests) == 1
 
 
+def test_llm_summary_sentences_the_page_does_not_support_are_left_out(page, fast_llm):  # type: ignore[no-untyped-def]
+    fast_llm.queue_json(
+        {
+            "summary": "Employees may work from home two days per week after the trial period. "
+            "Employees may work from home four days per week in summer. "
+            "Every employee also receives a yearly gym membership and free lunches.",
+            "key_points": ["Two remote days a week", "Broken equipment replaced within five days"],
+        }
+    )
+    summary = generate(page)
+    assert summary.method == Summary.Method.LLM
+    assert summary.text == "Employees may work from home two days per week after the trial period."
+    assert summary.key_points == ["Two remote days a week"]
+
+
+def test_llm_summary_with_nothing_supported_falls_back_to_extractive(page, fast_llm):  # type: ignore[no-untyped-def]
+    fast_llm.queue_json({"summary": "Staff get 45 remote days a year.", "key_points": []})
+    summary = generate(page)
+    assert summary.method == Summary.Method.EXTRACTIVE and "45" not in summary.text
+    assert Summary.objects.get(page=page, method=Summary.Method.LLM).status == Summary.Status.FAILED
+
+
 @pytest.mark.parametrize(
     "replies",
     [

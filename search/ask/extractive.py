@@ -221,16 +221,6 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[_C
     return pool
 
 
-def embedded_text(c: _Candidate) -> str:
-    """What a unit is embedded as: its text under its page title and section headings. Alone, "At
-    least 14 characters." says nothing of passwords; under "Password policy › Your Nordlys ID
-    password" it answers "minimum password length"."""
-    context = c.unit.heading or c.passage.heading
-    if c.passage.title and not context.startswith(c.passage.title):
-        context = f"{c.passage.title} › {context}" if context else c.passage.title
-    return f"{context}: {c.unit.text}" if context else c.unit.text
-
-
 def _cosines(question_vector: Sequence[float], texts: list[str], embedder: Embedder) -> list[float]:
     vectors = np.asarray(sentence_vectors(texts, embedder), dtype=np.float32)
     question = np.asarray(question_vector, dtype=np.float32)
@@ -326,7 +316,7 @@ def select_quotes(
     if question_vector is not None and embedder is not None:
         try:
             for c, cosine in zip(
-                shortlist, _cosines(question_vector, [embedded_text(c) for c in shortlist], embedder), strict=True
+                shortlist, _cosines(question_vector, [c.unit.text for c in shortlist], embedder), strict=True
             ):
                 c.similarity = cosine
             scored = True

@@ -48,7 +48,7 @@ MAX_WORDS = 80  # all quotes together: an answer, not a section
 MIN_WORDS = 3
 SHORTLIST = 8  # units embedded per question (one small batch; cached afterwards)
 # Score = words + SIMILARITY_WEIGHT × (cosine − SIMILARITY_BASE) + kind of thing asked + rank prior.
-SIMILARITY_WEIGHT = 4.0
+SIMILARITY_WEIGHT = 8.0
 SIMILARITY_BASE = 0.8
 CONTEXT_WEIGHT = 0.5  # a question word found only in the unit's heading path or page title
 RANK_PRIOR = 0.15  # best-ranked passage first when units tie
@@ -68,6 +68,7 @@ EXTRA_QUOTE_MARGIN = 0.5
 # which prints the sweep.
 MIN_ANSWER_SCORE = 0.84
 CROSS_LANGUAGE_OFFSET = 0.04
+OTHER_LANGUAGE_QUOTE_MARGIN = 0.0  # how much less close (offset included) a quote in the other language may be
 SENTENCE_CACHE_TTL_S = 7 * 24 * 3600  # a unit's vector never changes for a given model
 
 # What the question asks for, by its words (English and French, accents folded, lower case).
@@ -337,6 +338,7 @@ def select_quotes(
             continue
         chosen.append(c)
         words += _word_count(c.unit.text)
+    _quote_the_other_language(best, chosen, shortlist, language)
     chosen.sort(key=lambda c: (c is not best, c.rank, c.unit.position))
     quotes = _quotes(chosen)
     score = answerability_score(best, language) if scored else None
@@ -345,6 +347,26 @@ def select_quotes(
         {"similarity": best.similarity, "words": best.words, "other_language": best.passage.language != language}
     )
     return Selection(quotes, score)
+
+
+def _quote_the_other_language(
+    best: _Candidate, chosen: list[_Candidate], shortlist: list[_Candidate], language: str
+) -> None:
+    """When every quote is in the question's language, the best unit of a page in another language
+    takes the last place if it is nearly as close to the question: a bilingual handbook often
+    states a rule in one language only, and the reader sees both (the quote says its language)."""
+    if best.similarity is None or any(c.passage.language != language for c in chosen):
+        return
+    others = [c for c in shortlist if c.passage.language != language and c.similarity is not None]
+    if not others:
+        return
+    other = max(others, key=lambda c: c.score)
+    if other.similarity + CROSS_LANGUAGE_OFFSET < best.similarity - OTHER_LANGUAGE_QUOTE_MARGIN:
+        return
+    if len(chosen) >= MAX_QUOTES:
+        chosen.pop()  # the weakest of the extra quotes
+    if sum(_word_count(c.unit.text) for c in chosen) + _word_count(other.unit.text) <= MAX_WORDS:
+        chosen.append(other)
 
 
 def _quotes(chosen: list[_Candidate]) -> list[Quote]:

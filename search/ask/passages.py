@@ -9,9 +9,14 @@ from search import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 
-MAX_PASSAGES = 6
+MAX_PASSAGES = 8
 MAX_PASSAGE_CHARS = 1200
 MAX_CHUNKS_PER_PAGE = 3
+# A bilingual handbook often states a rule in one language only: the best pages written in another
+# language than the question's always get a passage (their best chunk), even when fusion ranks the
+# question's own language first, so an answer can quote the page that has it.
+OTHER_LANGUAGE_PAGES = 2
+OTHER_LANGUAGE_LOOKAHEAD = 30  # pages looked through for them
 
 
 @dataclass(frozen=True)
@@ -40,17 +45,37 @@ class Passage:
     space_id: int = 0  # where the passage lives: the Ask log keeps the spaces a question reached
 
 
+def _other_language_hits(retrieval: Retrieval) -> list[tuple[int, Any]]:
+    """(page id, best chunk) of the best pages whose best chunk is not in the question's language."""
+    language = retrieval.query_language
+    if not language or OTHER_LANGUAGE_PAGES <= 0:
+        return []
+    heads = [(ph.page_id, ph.best) for ph in retrieval.pages[:OTHER_LANGUAGE_LOOKAHEAD] if ph.chunks]
+    languages = {c.pk: c.language for c in resolve.chunks([h.chunk_id for _, h in heads], "language").values()}
+    found = [(pid, hit) for pid, hit in heads if languages.get(hit.chunk_id, language) != language]
+    return found[:OTHER_LANGUAGE_PAGES]
+
+
 def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -> tuple[Retrieval, list[Passage]]:
     """Retrieve through the one permission-filtered path and pick bounded passages."""
     retrieval = retrieval or retrieve(question, user)
     picked: list[tuple[int, Any]] = []
     for page_hit in retrieval.pages:
         for hit in page_hit.chunks[:MAX_CHUNKS_PER_PAGE]:
-            picked.append((page_hit.page_id, hit))
             if len(picked) >= MAX_PASSAGES:
                 break
+            picked.append((page_hit.page_id, hit))
         if len(picked) >= MAX_PASSAGES:
             break
+    for item in _other_language_hits(retrieval):
+        if any(pid == item[0] for pid, _ in picked):
+            continue
+        # The last passage of a page that has several gives way (else the last one).
+        pages = [pid for pid, _ in picked]
+        shared = [i for i, pid in enumerate(pages) if pages.count(pid) > 1]
+        if len(picked) >= MAX_PASSAGES:
+            del picked[shared[-1] if shared else -1]
+        picked.append(item)
     picked.sort(key=lambda item: -item[1].score)
     chunks = resolve.chunks([h.chunk_id for _, h in picked], with_revision=True)
     pages = resolve.readable_pages(user, {pid for pid, _ in picked})

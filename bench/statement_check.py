@@ -164,7 +164,7 @@ def main() -> None:
     print("\n### LLM sentences checked against their cited passage (fake provider, demo handbook)\n")
     print(
         md_table(
-            ["sentences", "kept (n)", "altered figures shown"],
+            ["sentences", "kept (n)", "figures no source has, shown"],
             [
                 ["faithful paraphrases", share("faithful"), "-"],
                 ["altered figures", share("altered"), altered_shown],

@@ -4,7 +4,7 @@
 #   HANDBOOK_DATA_DIR  bench instance (default var/bench; it persists, so corpora load once)
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
-#   BENCH_ONLY="quality scale10k scale100k indexing ask import llm"   run a subset
+#   BENCH_ONLY="quality scale10k scale100k indexing ask import llm statements"   run a subset
 #   (llm: search and Ask with a slow and a never-answering fake LLM provider; it writes its own
 #   small bilingual handbook and needs no corpora; ~4 min)
 #
@@ -17,7 +17,7 @@ unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_
 DEFAULT="quality scale10k scale100k indexing"
 [ -f bench/ask.py ] && DEFAULT="$DEFAULT ask"
 [ -d "${HANDBOOK_SHARED:-../shared}/repos" ] && DEFAULT="$DEFAULT import"
-DEFAULT="$DEFAULT llm"
+DEFAULT="$DEFAULT llm statements"
 ONLY="${BENCH_ONLY:-$DEFAULT}"
 [ "${BENCH_100K:-1}" = "0" ] && ONLY="${ONLY/scale100k/}"
 mkdir -p bench/results
@@ -38,7 +38,7 @@ run() {  # run NAME ARGS…: one bench, its output teed into the report; a failu
 
 echo "bench instance: $HANDBOOK_DATA_DIR"
 started=$(date +%s)
-if [ -n "$(echo "$ONLY" | tr ' ' '\n' | grep -vx -e llm -e '')" ]; then  # llm alone needs no corpora
+if [ -n "$(echo "$ONLY" | tr ' ' '\n' | grep -vx -e llm -e statements -e '')" ]; then  # these need no corpora
   $BIN/python -m bench.common load          # one-off: ~15-30 min of embedding the first time
 fi
 for bench in $ONLY; do
@@ -50,6 +50,7 @@ for bench in $ONLY; do
     ask)       run "Ask" bench.ask ;;
     import)    run "Markdown import (../shared/repos)" bench.import_repos ;;
     llm)       run "LLM latency (slow and never-answering provider)" bench.llm_latency ;;
+    statements) run "LLM sentences checked against their sources (fake provider, demo)" bench.statement_check ;;
     *) echo "unknown bench: $bench" >&2; exit 2 ;;
   esac
 done

@@ -67,6 +67,13 @@ _NUMBER_WORDS = {
 } | {"thirty": "30", "trente": "30", "forty": "40", "quarante": "40", "fifty": "50", "cinquante": "50"}  # fmt: skip
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _NAME = re.compile(r"(?<![\w@./-])[A-ZÀ-ÖØ-Þ][\w'’-]*[^\W\d_]")
+# What a statement says is its prose: markup a model wrote (tags, link targets, addresses) is shown
+# escaped, as text, and says nothing the sources could support or contradict.
+_MARKUP = re.compile(
+    r"<(script|style)\b.*?</\1\s*>|<[^>]*>|\]\((?:[^()]|\([^()]*\))*\)|\b[a-z][a-z0-9+.-]*:(?://)?\S*\(\S*|"
+    r"\b[a-z][a-z0-9+.-]*://\S+",
+    re.IGNORECASE | re.S,
+)
 _LEADING_MARKERS = re.compile(r"^((?:\[\d{1,2}\]\s*)+)(.*)$", re.S)
 
 # Similarities of sentences (rows) to statements (columns), for the meaning test.
@@ -107,9 +114,15 @@ def _normal(figure: str) -> str:
     return f"{whole}.{decimals}" if decimals else whole
 
 
+def prose(sentence: str) -> str:
+    """The sentence without its markup and markers."""
+    return MARKER.sub(" ", _MARKUP.sub(" ", sentence))
+
+
 def _stated(sentence: str) -> set[str]:
     """The figures a written sentence states, small numbers in words included ("eight weeks"); not
     the articles that are also numbers ("un", "une", "one")."""
+    sentence = prose(sentence)
     found = figures(sentence)
     found |= {
         _NUMBER_WORDS[w]
@@ -137,7 +150,7 @@ def written_sentences(text: str) -> list[str]:
 
 def _names(sentence: str) -> set[str]:
     """Words written with a capital past the sentence's first word: names of places, tools, teams."""
-    text = MARKER.sub(" ", _URL.sub(" ", sentence))
+    text = prose(sentence)
     found = set()
     for match in _NAME.finditer(text):
         if match.start() == len(text) - len(text.lstrip()):
@@ -156,7 +169,7 @@ def _stems(words: list[str]) -> set[str]:
 def new_word_share(sentence: str, language: str, known: str) -> float:
     """The share of the sentence's content words that ``known`` (same language) does not hold;
     0 for a sentence of fewer than ``MIN_WORDS_TESTED`` content words."""
-    own = _stems(content_words(MARKER.sub(" ", sentence), language))
+    own = _stems(content_words(prose(sentence), language))
     if len(own) < MIN_WORDS_TESTED:
         return 0.0
     return len(own - _stems(content_words(known, language))) / len(own)
@@ -186,7 +199,7 @@ def check_sentences(
     known_in_question = figures(question, number_words=True)
     question_names = {fold_accents(w).lower() for w in re.findall(r"[\w'’-]+", question)}
     verdicts: list[Verdict | None] = []
-    languages = [detect_language(MARKER.sub(" ", sentence), default=language) for sentence in sentences]
+    languages = [detect_language(prose(sentence), default=language) for sentence in sentences]
     for sentence, cited, own_language in zip(sentences, cited_by, languages, strict=True):
         known = set(known_in_question)
         for source in cited:
@@ -207,14 +220,14 @@ def check_sentences(
             if novel > MAX_NEW_WORDS:
                 verdicts.append(Verdict(sentence, False, "words", f"{novel:.2f}"))
                 continue
-        if len(content_words(MARKER.sub(" ", sentence), own_language)) < MIN_WORDS_TESTED:
+        if len(content_words(prose(sentence), own_language)) < MIN_WORDS_TESTED:
             verdicts.append(Verdict(sentence, True))  # "25 days [1].": its figures and names decided
             continue
         verdicts.append(None)  # meaning decides
     pending = [i for i, v in enumerate(verdicts) if v is None]
     if pending and similarity is not None:
         statements = sorted({(st, s.language) for s in sources for st in _statements(s)})
-        rows = similarity([MARKER.sub("", sentences[i]).strip() for i in pending], [st for st, _ in statements])
+        rows = similarity([" ".join(prose(sentences[i]).split()) for i in pending], [st for st, _ in statements])
         for i, row in zip(pending, rows, strict=True):
             allowed = {st for s in cited_by[i] for st in _statements(s)}
             closest = sorted(

@@ -38,6 +38,7 @@ from django.core.cache import cache
 
 from core.text import content_words, words
 from handbook.answer_units import Unit, passage_units
+from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage
 from search.indexing.embedders import Embedder
 
@@ -46,18 +47,16 @@ logger = logging.getLogger(__name__)
 MAX_QUOTES = 3
 MAX_WORDS = 80  # all quotes together: an answer, not a section
 MIN_WORDS = 3
-SHORTLIST = 8  # units embedded per question (one small batch; cached afterwards)
+SHORTLIST = 4  # best units by words embedded per question (cold, each costs ~40 ms on 2 cores; cached afterwards)
 # Score = words + SIMILARITY_WEIGHT × (cosine − SIMILARITY_BASE) + kind of thing asked + rank prior.
 SIMILARITY_WEIGHT = 8.0
 SIMILARITY_BASE = 0.8
 CONTEXT_WEIGHT = 0.5  # a question word found only in the unit's heading path or page title
 RANK_PRIOR = 0.15  # best-ranked passage first when units tie
-KIND_BONUS = 0.25
-KIND_PENALTY = 0.2  # a quantity question and a unit without any number
 NAME_WEIGHT = 2.0  # a question word written with a capital (Norvège, Paris, Slack) names what is asked about
 OPENING_BONUS = 0.1  # the first statement of a section usually states its rule
-SHORTLIST_OTHER_LANGUAGE = 6  # more units embedded when words cannot be matched across languages
-PER_PASSAGE = 2  # best units of every passage embedded as well
+SHORTLIST_OTHER_LANGUAGE = 2  # more units embedded when words cannot be matched across languages
+PER_PASSAGE = 1  # and the best unit of every passage
 # A second or third quote scores within this of the first. Before them, the statement right after
 # the best one, which often completes it ("Ils sont référencés sur …"), is quoted when it is in the
 # same section and the words allow.
@@ -70,31 +69,6 @@ MIN_ANSWER_SCORE = 0.84
 CROSS_LANGUAGE_OFFSET = 0.04
 OTHER_LANGUAGE_QUOTE_MARGIN = 0.0  # how much less close (offset included) a quote in the other language may be
 SENTENCE_CACHE_TTL_S = 7 * 24 * 3600  # a unit's vector never changes for a given model
-
-# What the question asks for, by its words (English and French, accents folded, lower case).
-_QUANTITY_RE = re.compile(
-    r"\b(?:how (?:many|much|long|far|often|old|soon)|combien|what (?:is|are) the (?:\w+ )?(?:amount|number|limit|"
-    r"rate|cost|price|minimum|maximum|deadline|duration)|quel(?:le)?s? (?:est |sont )?(?:le |la |les |l')?"
-    r"(?:montant|nombre|duree|delai|plafond|taux|prix|cout|limite|minimum|maximum|tarif|bareme|frequence)|"
-    r"minimum|maximum|max|min|limit|limits|plafond|montant|amount|duree|delai|deadline|per diem|rate|taux|"
-    r"when|quand|date|how far in advance|length)\b"
-)
-_WHO_RE = re.compile(r"\b(?:who|whom|qui|a qui|which (?:team|person|people)|quel(?:le)? (?:equipe|service|personne))\b")
-_WHERE_RE = re.compile(
-    r"\b(?:where|ou (?:est|sont|trouver|se|puis|dois|faut)|which (?:tool|channel|app|site|page|form|address)|"
-    r"quel(?:le)? (?:outil|canal|site|formulaire|application|adresse|salon)|url|link|lien|address|adresse)\b"
-)
-_NUMBER_RE = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|half|"
-    r"dozen|hundred|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|quinze|vingt|trente|"
-    r"moitie|cent)\b"
-)
-_ROLE_RE = re.compile(
-    r"@|\b(?:team|teams|manager|supervisor|lead|officer|hr|people ?ops|finance|admin|administrator|"
-    r"coordinator|contact|owner|equipe|responsable|referent|service|rh|direction|gestionnaire|coach|"
-    r"administrateur|support)\b"
-)
-_PLACE_RE = re.compile(r"https?://|www\.|\.\w{2,4}\b|#\w|→|›|\b(?:channel|canal|salon|portal|portail|site|page)\b")
 
 
 @dataclass(frozen=True)
@@ -124,31 +98,6 @@ class _Candidate:
 def _stems(words: list[str]) -> set[str]:
     # A crude stem (prefix) matches "congés"/"conge", "expenses"/"expense" across both languages.
     return {w[: max(4, len(w) - 2)] for w in words if len(w) >= 3 or w.isdigit()}
-
-
-def asked_kind(question: str) -> str:
-    """What the question asks for: "quantity", "who", "where" or "" (anything)."""
-    folded = " ".join(words(question))
-    if _QUANTITY_RE.search(folded):
-        return "quantity"
-    if _WHO_RE.search(folded):
-        return "who"
-    if _WHERE_RE.search(folded):
-        return "where"
-    return ""
-
-
-def _kind_score(asked: str, unit: Unit) -> float:
-    if not asked:
-        return 0.0
-    text = " ".join(words(unit.text))
-    if asked == "quantity":
-        return KIND_BONUS if _NUMBER_RE.search(text) else -KIND_PENALTY
-    if asked == "who":
-        return KIND_BONUS if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
-    if asked == "where":
-        return KIND_BONUS if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
-    return 0.0
 
 
 def _names(question: str) -> set[str]:
@@ -213,7 +162,7 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[_C
             weights[w] for w in (wanted & context) - own
         )
         c.words = held / total
-        c.kind = _kind_score(asked, c.unit)
+        c.kind = kind_score(asked, c.unit)
         if c.unit.text.rstrip().endswith((":", "?")):
             c.kind -= KIND_PENALTY  # a lead-in or a question restates; it does not answer
         elif c.unit.section_index == 0:

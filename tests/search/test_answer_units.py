@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from handbook.answer_units import page_units, sentence_units
-from search.ask.extractive import asked_kind
+from search.ask.asked_kind import asked_kind
 
 PER_DIEM = """# Indemnités journalières
 

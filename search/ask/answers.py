@@ -73,7 +73,7 @@ FALLBACK_NOTICES = {
     ),
     "no_citation": gettext_lazy("The generated answer did not cite its sources; these sentences are quoted instead."),
     "unsupported": gettext_lazy(
-        "The generated answer stated a figure its sources do not contain; these sentences are quoted instead."
+        "The generated answer said things its sources do not; these sentences are quoted instead."
     ),
     "rate_limited": gettext_lazy(
         "The limit on language-model answers for this minute is reached; these sentences are quoted from the handbook."

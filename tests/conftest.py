@@ -35,6 +35,17 @@ def _no_similarity_floor(settings):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Each test starts in the default language: a request through LocaleMiddleware leaves the
+    reader's language active in the thread, and a later test would read its notices in French."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):  # type: ignore[no-untyped-def]
     """Users are made per test (worlds of the permission matrix, revocation trials) and log in
     through the form: the production hasher costs ~0.4 s a hash on this machine. No application

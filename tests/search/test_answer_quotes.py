@@ -120,7 +120,7 @@ The large room on the third floor seats 12 people and has a video system.
 
 @pytest.mark.django_db
 def test_no_answer_decision_on_both_sides_of_the_threshold(make_space, make_page, make_user, monkeypatch):  # type: ignore[no-untyped-def]
-    """GIVEN the best unit's score WHEN the threshold sits just above it THEN no answer; just below: answered."""
+    """GIVEN the answerability score WHEN the threshold sits just above it THEN no answer; just below: answered."""
     space = make_space("office", viewers=("staff",))
     make_page(space, "Meeting rooms", ROOMS, ref="rooms")
     bob = make_user("bob", "staff")

@@ -118,12 +118,14 @@ def extractive_answer(question: str, language: str, passages: list[Passage], not
 
 def _question_vector(question: str, passages: list[Passage]) -> tuple[list[float] | None, Any]:
     """The question's vector as retrieval computed it, when the passages came with vectors."""
-    if not any(p.vector_distance is not None for p in passages):
+    # Retrieval's own vector, even when no passage came from a vector list (the similarity floor
+    # can leave only keyword hits): the units are still compared with the question by meaning.
+    known = next((p.question_vector for p in passages if p.question_vector), None)
+    if known is None and not any(p.vector_distance is not None for p in passages):
         return None, None
     embedder = query_embedder()
     if embedder is None:
         return None, None
-    known = next((p.question_vector for p in passages if p.question_vector), None)
     if known is not None:
         return known, embedder
     try:  # passages built by hand (tests, tools): no person's cache is involved

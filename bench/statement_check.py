@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any
@@ -66,19 +65,13 @@ def setup() -> Any:
     return User.objects.get(username="bob")
 
 
-def _passages(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    user = next(m["content"] for m in payload["messages"] if m["role"] == "user")
-    return [json.loads(line) for line in re.findall(r"^\{.*\}$", user, re.M)]
-
-
 def main() -> None:
     user = setup()
     from django.conf import settings
 
-    from core.statement_check import Source, check_sentences, figures
-    from handbook.answer_units import passage_units
+    from core.statement_check import figures, known_figures
     from search.ask.answers import answer_question, stream_answer
-    from search.ask.grounding import _similarity_for
+    from search.ask.grounding import sentence_verdicts
     from search.ask.passages import passages_for
     from tests.fake_llm import INVENTED, FakeLLMServer, Reply
 
@@ -104,15 +97,8 @@ def main() -> None:
                     )
                     shown = answer.text if answer.mode == "llm" else ""
                     cited = [p for p in passages if p.number in numbers]
-                    units = passage_units(cited)
-                    verdict = check_sentences(
-                        text,
-                        [Source(p.number, p.text, p.language, tuple(u.text for u in units[p.number])) for p in cited],
-                        language=answer.language,
-                        question=case["question"],
-                        similarity=_similarity_for(cited),
-                        min_similarity=0.0,
-                    )[0]
+                    # The verdict with no meaning floor: its similarity, for the sweep below.
+                    verdict = sentence_verdicts(text, cited, case["question"], answer.language, min_similarity=0.0)[0]
                     altered = figures(sentence) - figures(" ".join(p.text for p in cited))
                     rows.append(
                         {
@@ -140,9 +126,7 @@ def main() -> None:
                 elif event["type"] == "done":
                     final = event["answer"]
             _retrieval, passages = passages_for(case["question"], user)
-            known = figures(case["question"], number_words=True)
-            for p in passages:
-                known |= figures(p.text, number_words=True)
+            known = known_figures(case["question"], (p.text for p in passages))
             shown = [answer.text, streamed, final.text if final else ""]
             alter_rows.append(
                 {

@@ -28,7 +28,7 @@ when nothing is left, falls back to quoting the sources.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from core.text import content_words, detect_language, fold_accents, split_sentences
@@ -74,6 +74,7 @@ _MARKUP = re.compile(
     r"\b[a-z][a-z0-9+.-]*://\S+",
     re.IGNORECASE | re.S,
 )
+_ARTICLES = frozenset({"un", "une", "one"})
 _LEADING_MARKERS = re.compile(r"^((?:\[\d{1,2}\]\s*)+)(.*)$", re.S)
 
 # Similarities of sentences (rows) to statements (columns), for the meaning test.
@@ -97,12 +98,25 @@ class Verdict:
     similarity: float | None = None
 
 
-def figures(text: str, *, number_words: bool = False) -> set[str]:
-    """Figures of ``text`` as bare digits ("3 000 €" -> "3000"); small numbers written as words too."""
+def figures(text: str, *, number_words: bool = False, articles: bool = True) -> set[str]:
+    """Figures of ``text`` as bare digits ("3 000 €" -> "3000"); small numbers written as words too
+    with ``number_words``, the articles that are also numbers ("un", "une", "one") unless ``articles``
+    is false."""
     found = {_normal(m) for m in _FIGURE.findall(MARKER.sub(" ", _URL.sub(" ", text)))}
     if number_words:
-        found |= {_NUMBER_WORDS[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in _NUMBER_WORDS}
+        skipped = frozenset() if articles else _ARTICLES
+        found |= {
+            _NUMBER_WORDS[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in _NUMBER_WORDS and w not in skipped
+        }
     return found
+
+
+def known_figures(question: str, texts: Iterable[str]) -> set[str]:
+    """Every figure a statement may state: those of the question and of its sources."""
+    known = figures(question, number_words=True)
+    for text in texts:
+        known |= figures(text, number_words=True)
+    return known
 
 
 def _normal(figure: str) -> str:
@@ -120,19 +134,8 @@ def prose(sentence: str) -> str:
 
 
 def _stated(sentence: str) -> set[str]:
-    """The figures a written sentence states, small numbers in words included ("eight weeks"); not
-    the articles that are also numbers ("un", "une", "one")."""
-    sentence = prose(sentence)
-    found = figures(sentence)
-    found |= {
-        _NUMBER_WORDS[w]
-        for w in re.findall(r"[^\W\d_]+", sentence.lower())
-        if w in _NUMBER_WORDS and w not in _ARTICLES
-    }
-    return found
-
-
-_ARTICLES = frozenset({"un", "une", "one"})
+    """The figures a written sentence states, small numbers in words included ("eight weeks")."""
+    return figures(prose(sentence), number_words=True, articles=False)
 
 
 def written_sentences(text: str) -> list[str]:
@@ -197,13 +200,12 @@ def check_sentences(
         own = [by_number[int(n)] for n in MARKER.findall(sentence) if int(n) in by_number]
         cited_by.append(list(dict.fromkeys(own)) or list(sources))
     known_in_question = figures(question, number_words=True)
+    source_figures = {id(s): figures(s.text, number_words=True) for s in sources}
     question_names = {fold_accents(w).lower() for w in re.findall(r"[\w'’-]+", question)}
     verdicts: list[Verdict | None] = []
     languages = [detect_language(prose(sentence), default=language) for sentence in sentences]
     for sentence, cited, own_language in zip(sentences, cited_by, languages, strict=True):
-        known = set(known_in_question)
-        for source in cited:
-            known |= figures(source.text, number_words=True)
+        known = known_in_question.union(*(source_figures[id(source)] for source in cited))
         missing = _stated(sentence) - known
         if missing:
             verdicts.append(Verdict(sentence, False, "figure", ", ".join(sorted(missing))))

@@ -47,11 +47,11 @@ def _summarise_text(title: str, text: str) -> LLMSummary:
     return _validate(chat_json(messages, purpose="summary", max_tokens=500))
 
 
-def supported_summary(summary: LLMSummary, *, title: str, text: str) -> LLMSummary:
+def supported_summary(summary: LLMSummary, *, title: str, text: str, language: str = "") -> LLMSummary:
     """The summary's sentences and key points that the page supports (``core/statement_check.py``:
     figures, names and words; a summary is in the page's language). Nothing left: LLMError, and
     the extractive summary is used."""
-    language = detect_language(text)
+    language = language or detect_language(text)
     source = [Source(1, f"{title}\n{text}", language)]
 
     def kept(piece: str) -> list[str]:
@@ -68,8 +68,9 @@ def supported_summary(summary: LLMSummary, *, title: str, text: str) -> LLMSumma
     return LLMSummary(" ".join(sentences), points)
 
 
-def summarise_llm(*, title: str, text: str) -> LLMSummary:
-    return supported_summary(_summarise_map_reduce(title, text), title=title, text=text)
+def summarise_llm(*, title: str, text: str, language: str = "") -> LLMSummary:
+    """The model's summary of the page, each sentence checked against it (``language``: the page's)."""
+    return supported_summary(_summarise_map_reduce(title, text), title=title, text=text, language=language)
 
 
 def _summarise_map_reduce(title: str, text: str) -> LLMSummary:

@@ -46,7 +46,7 @@ def summary_generate(
         from summaries.generate import summarise_llm
 
         try:
-            result = summarise_llm(title=revision.title, text=text)
+            result = summarise_llm(title=revision.title, text=text, language=page.language)
             return _store(page, revision, Summary.Method.LLM, result.text, result.key_points, digest)
         except LLMUnavailable as exc:
             _store_failure(page, revision, digest, str(exc))

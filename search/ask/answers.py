@@ -48,10 +48,9 @@ from search.ask import prompts
 from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cache
 from search.ask.extractive import select_quotes
 from search.ask.grounding import MARKER, UnsupportedAnswer, grounded
-from search.ask.passages import Passage, passages_for
+from search.ask.passages import Passage, embedder_for, passages_for
 from search.ask.replies import Answer, AskError, citation, no_answer
 from search.ask.stream_gate import gate_for
-from search.indexing.model_switch import query_embedder
 from search.retrieval import parallel
 from search.retrieval.query import QueryError, clean_query, parse_query
 from search.retrieval.query_embedding import query_embedding
@@ -120,12 +119,10 @@ def _question_vector(question: str, passages: list[Passage]) -> tuple[list[float
     """The question's vector as retrieval computed it, when the passages came with vectors."""
     # Retrieval's own vector, even when no passage came from a vector list (the similarity floor
     # can leave only keyword hits): the units are still compared with the question by meaning.
-    known = next((p.question_vector for p in passages if p.question_vector), None)
-    if known is None and not any(p.vector_distance is not None for p in passages):
-        return None, None
-    embedder = query_embedder()
+    embedder = embedder_for(passages)
     if embedder is None:
         return None, None
+    known = next((p.question_vector for p in passages if p.question_vector), None)
     if known is not None:
         return known, embedder
     try:  # passages built by hand (tests, tools): no person's cache is involved

@@ -18,9 +18,17 @@ from django.utils.translation import gettext_lazy
 from core.llm import LLMError
 from core.llm_replies import AnswerReply, parse_reply
 from core.statement_check import MARKER as STATEMENT_MARKER
-from core.statement_check import Similarity, Source, check_sentences, figures
+from core.statement_check import (
+    MIN_SIMILARITY,
+    Similarity,
+    Source,
+    Verdict,
+    check_sentences,
+    figures,
+    known_figures,
+)
 from handbook.answer_units import passage_units
-from search.ask.passages import Passage
+from search.ask.passages import Passage, embedder_for
 from search.ask.replies import Answer, citation, no_answer
 
 logger = logging.getLogger(__name__)
@@ -79,9 +87,7 @@ UNSUPPORTED_NOTICE = gettext_lazy("A sentence of the generated answer was left o
 def supported_sentences(text: str, cited: list[Passage], question: str, language: str) -> tuple[str, list[str]]:
     """(the answer's supported sentences joined, the sentences left out): each written sentence is
     checked on its own against the passages it cites (``core/statement_check.py``)."""
-    units = passage_units(cited)
-    sources = [Source(p.number, p.text, p.language, tuple(u.text for u in units.get(p.number, []))) for p in cited]
-    verdicts = check_sentences(text, sources, language=language, question=question, similarity=_similarity_for(cited))
+    verdicts = sentence_verdicts(text, cited, question, language)
     for v in verdicts:
         if not v.supported:
             logger.warning("LLM sentence left out (%s %s): %r", v.reason, v.detail, v.sentence[:200])
@@ -89,14 +95,27 @@ def supported_sentences(text: str, cited: list[Passage], question: str, language
     return kept, [v.sentence for v in verdicts if not v.supported]
 
 
+def sentence_verdicts(
+    text: str, cited: list[Passage], question: str, language: str, *, min_similarity: float = MIN_SIMILARITY
+) -> list[Verdict]:
+    """The check's verdict on every sentence of ``text``, against the units of the passages it cites."""
+    units = passage_units(cited)
+    sources = [Source(p.number, p.text, p.language, tuple(u.text for u in units.get(p.number, []))) for p in cited]
+    return check_sentences(
+        text,
+        sources,
+        language=language,
+        question=question,
+        similarity=_similarity_for(cited),
+        min_similarity=min_similarity,
+    )
+
+
 def _similarity_for(cited: list[Passage]) -> Similarity | None:
     """Cosines of written sentences to the passages' units with the index's model; None without one."""
     from search.ask.extractive import sentence_vectors
-    from search.indexing.model_switch import query_embedder
 
-    if not any(p.vector_distance is not None for p in cited):
-        return None
-    embedder = query_embedder()
+    embedder = embedder_for(cited)
     if embedder is None:
         return None
 
@@ -118,7 +137,4 @@ def _similarity_for(cited: list[Passage]) -> Similarity | None:
 def unsupported_figures(text: str, cited: list[Passage], question: str) -> set[str]:
     """Figures of the answer found in none of its cited passages nor the question (the whole answer
     at once; ``supported_sentences`` checks each sentence against its own citations)."""
-    known = figures(question, number_words=True)
-    for passage in cited:
-        known |= figures(passage.text, number_words=True)
-    return figures(text) - known
+    return figures(text) - known_figures(question, (p.text for p in cited))

@@ -45,15 +45,14 @@ class Passage:
     space_id: int = 0  # where the passage lives: the Ask log keeps the spaces a question reached
 
 
-def _other_language_hits(retrieval: Retrieval) -> list[tuple[int, Any]]:
-    """(page id, best chunk) of the best pages whose best chunk is not in the question's language."""
-    language = retrieval.query_language
-    if not language or OTHER_LANGUAGE_PAGES <= 0:
-        return []
-    heads = [(ph.page_id, ph.best) for ph in retrieval.pages[:OTHER_LANGUAGE_LOOKAHEAD] if ph.chunks]
-    languages = {c.pk: c.language for c in resolve.chunks([h.chunk_id for _, h in heads], "language").values()}
-    found = [(pid, hit) for pid, hit in heads if languages.get(hit.chunk_id, language) != language]
-    return found[:OTHER_LANGUAGE_PAGES]
+def embedder_for(passages: list[Passage]) -> Any:
+    """The serving embedder when these passages come with the question's meaning (retrieval computed
+    its vector, or a passage came from a vector list); None otherwise (embeddings off)."""
+    if not any(p.question_vector or p.vector_distance is not None for p in passages):
+        return None
+    from search.indexing.model_switch import query_embedder
+
+    return query_embedder()
 
 
 def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -> tuple[Retrieval, list[Passage]]:
@@ -67,7 +66,14 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
             picked.append((page_hit.page_id, hit))
         if len(picked) >= MAX_PASSAGES:
             break
-    for item in _other_language_hits(retrieval):
+    # The best chunk of the first pages, to find those in another language than the question's;
+    # read with the picked chunks in one statement.
+    heads = [(ph.page_id, ph.best) for ph in retrieval.pages[:OTHER_LANGUAGE_LOOKAHEAD] if ph.chunks]
+    heads = heads if OTHER_LANGUAGE_PAGES > 0 and retrieval.query_language else []
+    chunks = resolve.chunks({h.chunk_id for _, h in picked + heads}, with_revision=True)
+    language = retrieval.query_language
+    others = [(pid, hit) for pid, hit in heads if getattr(chunks.get(hit.chunk_id), "language", language) != language]
+    for item in others[:OTHER_LANGUAGE_PAGES]:
         if any(pid == item[0] for pid, _ in picked):
             continue
         # The last passage of a page that has several gives way (else the last one).
@@ -77,7 +83,6 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
             del picked[shared[-1] if shared else -1]
         picked.append(item)
     picked.sort(key=lambda item: -item[1].score)
-    chunks = resolve.chunks([h.chunk_id for _, h in picked], with_revision=True)
     pages = resolve.readable_pages(user, {pid for pid, _ in picked})
     passages: list[Passage] = []
     for page_id, hit in picked:

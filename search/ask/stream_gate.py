@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from core.statement_check import figures
+from core.statement_check import figures, known_figures
 
 # The end of a sentence in a stream: its punctuation followed by white space (a decimal point is not).
 _END = re.compile(r"[.!?…](?:[\"'”’)\]]*)(?:\s+(?:\[\d{1,2}\]\s*)*)|\n")
@@ -53,7 +53,4 @@ class FigureGate:
 
 
 def gate_for(passages: list, question: str) -> FigureGate:  # type: ignore[type-arg]
-    known = figures(question, number_words=True)
-    for passage in passages:
-        known |= figures(passage.text, number_words=True)
-    return FigureGate(known)
+    return FigureGate(known_figures(question, (p.text for p in passages)))

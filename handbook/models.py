@@ -9,6 +9,7 @@ import uuid
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -169,6 +170,29 @@ class PageViewDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.page_id} {self.day}: {self.views}"
+
+
+class ScopeStamp(models.Model):
+    """When the published pages of one readership scope last changed (kept by database triggers).
+
+    A scope is the published pages of one space with the same restriction groups (none, or one
+    set): whoever may read one of them may read all of them. Triggers on pages and on their
+    restrictions (migration 0005) give a scope a new ``stamp`` whenever a page enters or leaves it
+    (published, unpublished, deleted, moved, restricted or not), in the same transaction. So the
+    stamps of the scopes a reader may read change exactly when the set of pages they may read
+    can have changed, and never because of a scope they cannot read (``search/retrieval/visibility.py``
+    keeps a reader's page set while their stamps stand).
+    """
+
+    space_id = models.BigIntegerField()
+    groups = ArrayField(models.IntegerField(), default=list)  # sorted restriction groups; [] = none
+    stamp = models.BigIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["space_id", "groups"], name="scopestamp_unique")]
+
+    def __str__(self) -> str:
+        return f"space {self.space_id} {self.groups or 'unrestricted'}: {self.stamp}"
 
 
 # Attachments live in their own module; importing them here registers the model with the app.

@@ -24,7 +24,13 @@ from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, transl
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import NO_FLOOR, shares_words, similarity_floor
-from search.retrieval.vector import HNSW_DIMENSIONS, exact_vector_lists, use_exact_scan, vector_leg
+from search.retrieval.vector import (
+    HNSW_DIMENSIONS,
+    exact_vector_lists,
+    use_exact_scan,
+    vector_leg,
+    walk_with_native_partition,
+)
 from search.retrieval.visibility import visible_pages
 from search.statistics.scopes import reader_of
 
@@ -118,12 +124,19 @@ def retrieve(
         args = (embedding, centred, model, visible, filters, depth, floor)
         calls.append(_timed("vectors", exact_vector_lists, *args))
     elif embedding is not None:
-        args = (embedding, model, visible, filters, depth, exact)
-        calls.append(_timed("vector", vector_leg, *args, max_distance=floor.plain_distance))
-        # One call per language partition: each walks its own graph, side by side.
+        # The query language's centred list comes from the plain walk's own rows (one walk fewer).
+        native = query_language if centred is not None and query_language in centred.sizes else None
+        if native:
+            args = (embedding, centred, native, model, visible, filters, depth)
+            calls.append(_timed("walk", walk_with_native_partition, *args, max_distance=floor.plain_distance))
+        else:
+            args = (embedding, model, visible, filters, depth, exact)
+            calls.append(_timed("vector", vector_leg, *args, max_distance=floor.plain_distance))
+        # One call per other language partition: each walks its own graph, side by side.
         for language in centred.sizes if centred is not None else ():
-            args = (centred, language, model, visible, filters, depth, exact)
-            calls.append(_timed(f"{PARTITION_PREFIX}{language}", partition_leg, *args))
+            if language != native:
+                args = (centred, language, model, visible, filters, depth, exact)
+                calls.append(_timed(f"{PARTITION_PREFIX}{language}", partition_leg, *args))
     if translate:
         args = (parsed, query_language, visible, filters, depth, embedder, getattr(user, "pk", None))
         calls.append(_timed("translate", translated_keyword_leg, *args))
@@ -138,6 +151,10 @@ def retrieve(
     if "vectors" in lists:
         lists["vector"], per_language = lists.pop("vectors")
         timings["vector"] = timings.pop("vectors")
+    if "walk" in lists:  # the plain walk and, from its rows, the query language's partition
+        lists["vector"], native_hits = lists.pop("walk")
+        per_language = {query_language: native_hits}
+        timings["vector"] = walked = timings.pop("walk")
     for name in [name for name in lists if name.startswith(PARTITION_PREFIX)]:
         per_language = per_language or {}
         per_language[name.removeprefix(PARTITION_PREFIX)] = lists.pop(name)

@@ -18,9 +18,13 @@ TTL_S = 24 * 3600
 logger = logging.getLogger(__name__)
 
 
+def cache_key(text: str, model: str, owner: object = None) -> str:
+    return "qemb:v2:" + hashlib.sha256(f"{model}\n{owner}\n{text}".encode()).hexdigest()
+
+
 def query_embedding(text: str, embedder: Embedder, owner: object = None) -> list[float]:
     """``text``'s query vector, cached for ``owner`` (a user id; ``None``: tools and benchmarks)."""
-    key = "qemb:v2:" + hashlib.sha256(f"{embedder.model_name}\n{owner}\n{text}".encode()).hexdigest()
+    key = cache_key(text, embedder.model_name, owner)
     try:
         cached = cache.get(key)
     except Exception:  # a cache outage must not break search

@@ -67,9 +67,55 @@ def vector_leg(
 
     ``max_distance``: farther chunks are not hits (the similarity floor, ``search/retrieval/relevance.py``).
     """
+    return _nearest(vector, model, visible, filters, depth, exact, ef_search, max_distance)[0]
+
+
+def walk_with_native_partition(
+    vector: list[float],
+    centred: Any,
+    language: str,
+    model: str,
+    visible: VisiblePages,
+    filters: Filters,
+    depth: int = LEG_DEPTH,
+    max_distance: float | None = None,
+) -> tuple[list[ChunkHit], list[ChunkHit]]:
+    """The plain HNSW walk, and from the same rows the query language's language-centred list.
+
+    The query's own language holds nearly all of the plain walk's nearest chunks, and in that
+    partition the centred order is the plain order corrected by each chunk's share of the language
+    mean: the centred distances of the walk's rows give that list without a walk of its own (the
+    other languages still walk their partitions). At 100k chunks the plain walk costs ~8 ms and
+    the query language's partition walk ~4-7 ms.
+    """
+    plain, centred_distances = _nearest(
+        vector, model, visible, filters, depth, False, HNSW_EF_SEARCH, max_distance, centred_unit=centred.unit
+    )
+    native = sorted(
+        (hit for hit in plain if hit.language == language), key=lambda h: (centred_distances[h.chunk_id], h.chunk_id)
+    )
+    return plain, [
+        ChunkHit(h.chunk_id, h.page_id, vector_rank=i + 1, vector_distance=centred_distances[h.chunk_id])
+        for i, h in enumerate(native)
+    ]
+
+
+def _nearest(
+    vector: list[float],
+    model: str,
+    visible: VisiblePages | list[int],
+    filters: Filters,
+    depth: int,
+    exact: bool | None,
+    ef_search: int,
+    max_distance: float | None,
+    centred_unit: list[float] | None = None,
+) -> tuple[list[ChunkHit], dict[int, float]]:
+    """``vector_leg``'s hits; with ``centred_unit`` (HNSW only) each hit's language and its distance
+    to that vector too."""
     visible = as_visible(visible)
     if not visible:
-        return []
+        return [], {}
     filter_sql, filter_params = filters.sql()
     if exact is None:
         exact = len(vector) != HNSW_DIMENSIONS or use_exact_scan(visible)
@@ -95,10 +141,14 @@ def vector_leg(
         # The visibility test is a per-row filter so the index scan stays
         # ordered and stops as soon as LIMIT rows have passed it.
         visible_sql, visible_params = visible.clause("c.page_id")
+        extra, extra_params = "", []
+        if centred_unit is not None:
+            extra = f", c.language, (c.embedding::vector({HNSW_DIMENSIONS})) <=> %s::vector({HNSW_DIMENSIONS})"
+            extra_params = [vector_text(centred_unit)]
         sql = f"""
-            SELECT id, page_id, distance FROM (
+            SELECT * FROM (
                 SELECT c.id, c.page_id, (c.embedding::vector({HNSW_DIMENSIONS})) <=> %s::vector({HNSW_DIMENSIONS})
-                       AS distance
+                       AS distance{extra}
                 FROM search_chunk c
                 WHERE vector_dims(c.embedding) = {HNSW_DIMENSIONS} AND c.embedding_model = %s
                   AND {visible_sql} {filter_sql}
@@ -107,7 +157,7 @@ def vector_leg(
         """  # noqa: S608
         # The floor tests the walk's output: the walk yields chunks nearest first, so the chunks within
         # the floor are the same as if the test ran inside it (where it would stop iterative scans late).
-        params = [literal, model, *visible_params, *filter_params, depth, max_distance]
+        params = [literal, *extra_params, model, *visible_params, *filter_params, depth, max_distance]
         reader = read_connection()
         with transaction.atomic(using=reader.alias), reader.cursor() as cursor:
             # Transaction-local settings, in one round trip. pgvector 0.8 iterative scans keep walking
@@ -120,10 +170,15 @@ def vector_leg(
             )
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-    return [
+    hits = [
         ChunkHit(chunk_id=r[0], page_id=r[1], vector_rank=i + 1, vector_distance=float(r[2]))
         for i, r in enumerate(rows)
     ]
+    if centred_unit is None or exact:
+        return hits, {}
+    for hit, row in zip(hits, rows, strict=True):
+        hit.language = row[3]
+    return hits, {row[0]: float(row[4]) for row in rows}
 
 
 def exact_vector_lists(

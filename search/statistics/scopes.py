@@ -62,24 +62,30 @@ EVERYTHING = Reader(frozenset(), frozenset(), everything=True)
 NOBODY = Reader(frozenset(), frozenset())
 
 
+def spaces_of_groups_sql(groups: str) -> str:
+    """SQL for the array of spaces whose viewers or editors include one of ``groups`` (an SQL set)."""
+    from handbook.models import Space
+
+    viewers = connection.ops.quote_name(Space.viewer_groups.through._meta.db_table)
+    editors = connection.ops.quote_name(Space.editor_groups.through._meta.db_table)
+    return (
+        f"ARRAY(SELECT space_id FROM {viewers} WHERE group_id IN ({groups})"  # noqa: S608 - table names from the models
+        f" UNION SELECT space_id FROM {editors} WHERE group_id IN ({groups}))"
+    )
+
+
 def reader_of(user: Any) -> Reader:
     """The reader ``user`` is now: groups and readable spaces in one round trip."""
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         return NOBODY
     if user.is_superuser:
         return EVERYTHING
-    from handbook.models import Space
-
     memberships = connection.ops.quote_name(user.groups.through._meta.db_table)
-    viewers = connection.ops.quote_name(Space.viewer_groups.through._meta.db_table)
-    editors = connection.ops.quote_name(Space.editor_groups.through._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             WITH g AS (SELECT group_id FROM {memberships} WHERE user_id = %s)
-            SELECT ARRAY(SELECT group_id FROM g),
-                   ARRAY(SELECT space_id FROM {viewers} WHERE group_id IN (SELECT group_id FROM g)
-                         UNION SELECT space_id FROM {editors} WHERE group_id IN (SELECT group_id FROM g))
+            SELECT ARRAY(SELECT group_id FROM g), {spaces_of_groups_sql("SELECT group_id FROM g")}
             """,  # noqa: S608 - table names from the models
             [user.pk],
         )

@@ -135,3 +135,45 @@ def test_one_scan_exact_lists_match_the_separate_scans(bilingual, make_space, ma
     assert not {h.page_id for h in [*plain, *merged]} & secret  # the hidden space stays hidden
     if not language_filter:
         assert pages["leave"].pk in {h.page_id for h in merged}
+
+
+@pytest.mark.django_db
+def test_query_language_list_from_the_plain_walk_matches_its_own_walk(bilingual, make_space, make_page, monkeypatch):
+    """HNSW path: the query language's centred list is read from the plain walk's rows, not walked
+    again. With every chunk within the walk's depth, it is exactly that partition's own walk."""
+    from django.core.cache import cache
+
+    from search.indexing.embedders import get_embedder
+    from search.retrieval import pipeline
+    from search.retrieval.hits import Filters
+    from search.retrieval.vector import vector_leg, walk_with_native_partition
+    from search.retrieval.visibility import VisiblePages
+    from tests.readers import visible_page_ids
+
+    pages, bob = bilingual
+    hidden = make_space("board", viewers=("board",))
+    secret = make_page(hidden, "Congé secret", "# Congé\n\nLe congé du conseil expire.", language="fr").pk
+    monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
+    cache.clear()
+    embedder = get_embedder()
+    vector = embedder.embed_query("quand expire le congé de récompense ?")
+    visible = VisiblePages(visible_page_ids(bob))
+    centred = crosslang.centred_query(vector, embedder.model_name, "fr", Filters())
+    assert centred is not None
+
+    plain, native = walk_with_native_partition(vector, centred, "fr", embedder.model_name, visible, Filters())
+    walked = vector_leg(vector, embedder.model_name, visible, Filters(), exact=False)
+    assert [h.chunk_id for h in plain] == [h.chunk_id for h in walked]
+    partition = crosslang.partition_leg(centred, "fr", embedder.model_name, visible, Filters(), 100, exact=True)
+    assert [(h.chunk_id, round(h.vector_distance, 5)) for h in native] == [
+        (h.chunk_id, round(h.vector_distance, 5)) for h in partition
+    ]
+    assert native and secret not in {h.page_id for h in [*plain, *native]}
+
+    # retrieve() takes this path when it walks the graphs, and ranks as the separate walks would.
+    monkeypatch.setattr(pipeline, "use_exact_scan", lambda visible: False)
+    walks = []
+    monkeypatch.setattr(crosslang, "vector_leg", lambda *a, **k: walks.append(a[3].language) or vector_leg(*a, **k))
+    result = retrieve("quand expire le congé de récompense ?", bob)
+    assert walks == ["en"]  # only the other language walks its partition
+    assert result.pages and pages["leave"].pk in {p.page_id for p in result.pages}

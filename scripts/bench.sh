@@ -4,7 +4,8 @@
 #   HANDBOOK_DATA_DIR  bench instance (default var/bench; it persists, so corpora load once)
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
-#   BENCH_ONLY="quality scale10k scale100k indexing ask import llm statements"   run a subset
+#   BENCH_1M=0         skip the ~1M-chunk latency/recall run (one-off build ~25 min on 2 cores, ~12 GB of disk)
+#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ask import llm statements"   run a subset
 #   (llm: search and Ask with a slow and a never-answering fake LLM provider; it writes its own
 #   small bilingual handbook and needs no corpora; ~4 min)
 #
@@ -14,12 +15,13 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 export HANDBOOK_DATA_DIR="${HANDBOOK_DATA_DIR:-$PWD/var/bench}"
 unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
-DEFAULT="quality scale10k scale100k indexing"
+DEFAULT="quality scale10k scale100k scale1m indexing"
 [ -f bench/ask.py ] && DEFAULT="$DEFAULT ask"
 [ -d "${HANDBOOK_SHARED:-../shared}/repos" ] && DEFAULT="$DEFAULT import"
 DEFAULT="$DEFAULT llm statements"
 ONLY="${BENCH_ONLY:-$DEFAULT}"
 [ "${BENCH_100K:-1}" = "0" ] && ONLY="${ONLY/scale100k/}"
+[ "${BENCH_1M:-1}" = "0" ] && ONLY="${ONLY/scale1m/}"
 mkdir -p bench/results
 REPORT=bench/results/report.md
 : >"$REPORT"
@@ -46,6 +48,7 @@ for bench in $ONLY; do
     quality)   run "Search quality" bench.search quality ;;
     scale10k)  run "Search at ~10k chunks" bench.search scale --size 10k ;;
     scale100k) run "Search at ~100k chunks" bench.search scale --size 100k ;;
+    scale1m)   run "Search at ~1M chunks" bench.search scale --size 1m --sections latency recall ;;
     indexing)  run "Indexing" bench.indexing ;;
     ask)       run "Ask" bench.ask ;;
     import)    run "Markdown import (../shared/repos)" bench.import_repos ;;

@@ -104,7 +104,8 @@ def retrieve(
     # Whose statistics rank the results: the scopes this user may read (search/statistics/scopes.py).
     reader = reader_of(user)
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
-    # read fresh on every query and applied inside every leg. The query side is prepared meanwhile.
+    # current for every query (reused only while the scopes it covers are unchanged: visibility.py) and
+    # applied inside every leg. The query side is prepared meanwhile.
     calls_first: list[Callable[[], Any]] = [partial(visible_pages, user, reader), query_side]
     if use_keywords:
         calls_first.append(partial(typo_corrected, parsed, reader, query_language))

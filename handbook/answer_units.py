@@ -24,12 +24,11 @@ Answers (``search/ask/extractive.py``) and extractive summaries
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core.lru import Lru
 from core.text import split_sentences
 from handbook.markdown import parse_tokens
 
@@ -315,29 +314,24 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
 
 
 # Units of a revision never change: parsed once per process, the most recent pages kept.
-_cache: OrderedDict[int, list[Unit]] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache: Lru[int, list[Unit]] = Lru(_PAGE_CACHE_SIZE)
 
 
 def _revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
     wanted = set(revision_ids)
     found: dict[int, list[Unit]] = {}
-    with _cache_lock:
-        for rid in wanted:
-            if rid in _cache:
-                _cache.move_to_end(rid)
-                found[rid] = _cache[rid]
+    for rid in wanted:
+        units = _cache.get(rid)
+        if units is not None:
+            found[rid] = units  # type: ignore[assignment]
     missing = wanted - found.keys()
     if missing:
         from handbook.models import Revision
 
         for rid, body in Revision.objects.filter(id__in=missing).values_list("id", "body"):
             found[rid] = page_units(body or "")
-        with _cache_lock:
-            for rid in missing & found.keys():
-                _cache[rid] = found[rid]
-            while len(_cache) > _PAGE_CACHE_SIZE:
-                _cache.popitem(last=False)
+        for rid in missing & found.keys():
+            _cache.put(rid, found[rid])
     return found
 
 

@@ -48,28 +48,33 @@ BEGIN
 END
 $$;
 
--- A published page gained or lost a restriction group: it moved from one scope to another.
-CREATE OR REPLACE FUNCTION handbook_restriction_changed() RETURNS trigger
+-- A published page gained (``added``) or lost restriction ``group_``: it moved from the scope of its
+-- groups before that change to the scope of its groups now.
+CREATE OR REPLACE FUNCTION handbook_restriction_moved(page_ bigint, group_ integer, added boolean) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     page handbook_page;
     now_groups integer[];
 BEGIN
+    SELECT * INTO page FROM handbook_page WHERE id = page_;
+    IF FOUND AND handbook_page_is_published(page) THEN
+        now_groups := handbook_page_groups(page.id);
+        PERFORM handbook_stamp_scope(page.space_id, now_groups);
+        PERFORM handbook_stamp_scope(
+            page.space_id, CASE WHEN added THEN array_remove(now_groups, group_) ELSE array_append(now_groups, group_) END
+        );
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION handbook_restriction_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
     IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        SELECT * INTO page FROM handbook_page WHERE id = OLD.page_id;
-        IF FOUND AND handbook_page_is_published(page) THEN
-            now_groups := handbook_page_groups(page.id);
-            PERFORM handbook_stamp_scope(page.space_id, now_groups);
-            PERFORM handbook_stamp_scope(page.space_id, array_append(now_groups, OLD.group_id));
-        END IF;
+        PERFORM handbook_restriction_moved(OLD.page_id, OLD.group_id, false);
     END IF;
     IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        SELECT * INTO page FROM handbook_page WHERE id = NEW.page_id;
-        IF FOUND AND handbook_page_is_published(page) THEN
-            now_groups := handbook_page_groups(page.id);
-            PERFORM handbook_stamp_scope(page.space_id, now_groups);
-            PERFORM handbook_stamp_scope(page.space_id, array_remove(now_groups, NEW.group_id));
-        END IF;
+        PERFORM handbook_restriction_moved(NEW.page_id, NEW.group_id, true);
     END IF;
     RETURN NULL;
 END
@@ -101,6 +106,7 @@ DROP TRIGGER IF EXISTS handbook_page_truncated ON handbook_page;
 DROP TRIGGER IF EXISTS handbook_restriction_truncated ON handbook_page_restricted_to_groups;
 DROP FUNCTION IF EXISTS handbook_page_scope_changed();
 DROP FUNCTION IF EXISTS handbook_restriction_changed();
+DROP FUNCTION IF EXISTS handbook_restriction_moved(bigint, integer, boolean);
 DROP FUNCTION IF EXISTS handbook_scopes_truncated();
 DROP FUNCTION IF EXISTS handbook_page_groups(bigint);
 DROP FUNCTION IF EXISTS handbook_stamp_scope(bigint, integer[]);

@@ -22,13 +22,12 @@ lexicon build and set of readable scopes (``Reader.key``).
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from core.lru import Lru
 from core.text import STOPWORDS, detect_language, fold_accents
 from search.statistics import word_translation as lexicon
 from search.statistics.scopes import Reader
@@ -49,8 +48,7 @@ class Vocabulary:
     languages: dict[str, frozenset[str]]  # word -> the languages whose pages hold it
 
 
-_vocabularies: OrderedDict[tuple[str, int, str], Vocabulary] = OrderedDict()
-_lock = threading.Lock()
+_vocabularies: Lru[tuple[str, int, str], Vocabulary] = Lru(MAX_VOCABULARIES)
 
 
 def reader_vocabulary(reader: Reader) -> Vocabulary | None:
@@ -59,11 +57,9 @@ def reader_vocabulary(reader: Reader) -> Vocabulary | None:
     if not version:
         return None
     key = (str(version.get("model", "")), int(version.get("stamp", 0)), reader.key)
-    with _lock:
-        known = _vocabularies.get(key)
-        if known is not None:
-            _vocabularies.move_to_end(key)
-            return known
+    known = _vocabularies.get(key)
+    if known is not None:
+        return known  # type: ignore[return-value]
     from search.models import LexiconWord
 
     counts: dict[str, int] = {}
@@ -84,16 +80,12 @@ def reader_vocabulary(reader: Reader) -> Vocabulary | None:
     vocabulary = Vocabulary(
         words=sorted(counts), chunks=counts, languages={w: frozenset(ls) for w, ls in languages.items()}
     )
-    with _lock:
-        _vocabularies[key] = vocabulary
-        while len(_vocabularies) > MAX_VOCABULARIES:
-            _vocabularies.popitem(last=False)
+    _vocabularies.put(key, vocabulary)
     return vocabulary
 
 
 def forget() -> None:
-    with _lock:
-        _vocabularies.clear()
+    _vocabularies.clear()
 
 
 def _normal(word: str) -> str:

@@ -16,14 +16,13 @@ Two forms of the same set:
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from core.lru import Lru
 from search.statistics.scopes import EVERYTHING, NOBODY, Reader, reader_of, spaces_of_groups_sql
 
 ARRAY_MAX_IDS = 1000  # above this many pages, the bitmap form is cheaper to parse and to plan
@@ -127,7 +126,7 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     stamps_sql, stamps_params = _stamps_sql(reader)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {stamps_sql}", stamps_params)  # noqa: S608 - our own SQL
-        known = _cached((database, reader.key, cursor.fetchone()[0] or ""))
+        known = _sets.get((database, reader.key, cursor.fetchone()[0] or ""))
         if known is not None:
             return known
         sql, params = readable_ids_sql_for_groups(None if reader.everything else tuple(reader.group_ids))
@@ -144,7 +143,7 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     ids = ids or []
     visible = VisiblePages(ids, estimate=_estimate(len(ids), all_pages, chunk_rows), sorted_unique=True, reader=reader)
     if reader.everything or frozenset(space_ids or ()) == reader.space_ids:
-        _keep((database, reader.key, stamps or ""), visible)
+        _sets.put((database, reader.key, stamps or ""), visible)
     return visible
 
 
@@ -159,23 +158,7 @@ def _stamps_sql(reader: Reader) -> tuple[str, list[Any]]:
 
 
 CACHED_SETS = 32  # readers' page sets kept per process (a reader is a set of groups, not a person)
-_sets: OrderedDict[tuple[Any, ...], VisiblePages] = OrderedDict()
-_sets_lock = threading.Lock()
-
-
-def _cached(key: tuple[Any, ...]) -> VisiblePages | None:
-    with _sets_lock:
-        visible = _sets.get(key)
-        if visible is not None:
-            _sets.move_to_end(key)
-        return visible
-
-
-def _keep(key: tuple[Any, ...], visible: VisiblePages) -> None:
-    with _sets_lock:
-        _sets[key] = visible
-        while len(_sets) > CACHED_SETS:
-            _sets.popitem(last=False)
+_sets: Lru[tuple[Any, ...], VisiblePages] = Lru(CACHED_SETS)
 
 
 def as_visible(visible: VisiblePages | Iterable[int]) -> VisiblePages:

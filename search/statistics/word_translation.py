@@ -28,7 +28,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +40,7 @@ from pgvector import Vector
 
 from core import languages
 from core.db_router import read_connection
+from core.lru import MISSING, Lru
 from core.text import STOPWORDS, words
 from search.indexing.embedders import Embedder
 from search.statistics.scopes import EVERYTHING, Reader
@@ -230,8 +231,8 @@ class _ReaderView:
 
 
 _tables: dict[tuple[str, str], tuple[int, _Table | None]] = {}
-_views: OrderedDict[tuple[str, str, int, str], _ReaderView | None] = OrderedDict()
 MAX_READER_VIEWS = 64  # ~100 kB each: one per set of readable scopes in use
+_views: Lru[tuple[str, str, int, str], _ReaderView | None] = Lru(MAX_READER_VIEWS)
 _lock = threading.Lock()
 
 
@@ -278,10 +279,9 @@ def _table(model: str, language: str, stamp: int) -> _Table | None:
 
 def _reader_view(table: _Table, reader: Reader, cache_key: tuple[str, str, int, str]) -> _ReaderView | None:
     """``table`` as ``reader`` may use it (computed once per process and set of readable scopes)."""
-    with _lock:
-        if cache_key in _views:
-            _views.move_to_end(cache_key)
-            return _views[cache_key]
+    known = _views.get(cache_key, MISSING)
+    if known is not MISSING:
+        return known  # type: ignore[return-value]
     readable = np.array([reader.reads(space, groups) for space, groups in table.scopes], dtype=bool)
     weights = np.where(readable[table.entry_scope], table.entry_chunks, 0)
     chunks = np.bincount(table.entry_word, weights=weights, minlength=len(table.words))
@@ -292,10 +292,7 @@ def _reader_view(table: _Table, reader: Reader, cache_key: tuple[str, str, int, 
         # |v - m|² = |v|² - 2 v·m + |m|²: the centred norms without a centred copy of the table.
         norms = np.sqrt(np.maximum(table.sqnorm - 2 * (table.vectors @ mean) + float(mean @ mean), 0.0))
         view = _ReaderView(usable, mean, np.where(norms == 0, 1.0, norms))
-    with _lock:
-        _views[cache_key] = view
-        while len(_views) > MAX_READER_VIEWS:
-            _views.popitem(last=False)
+    _views.put(cache_key, view)
     return view
 
 
@@ -303,7 +300,7 @@ def forget() -> None:
     """Drop the loaded tables and the build stamp (the next build starts a new version)."""
     with _lock:
         _tables.clear()
-        _views.clear()
+    _views.clear()
     cache.delete(VERSION_KEY)
 
 

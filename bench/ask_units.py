@@ -175,8 +175,9 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     started = time.monotonic()
     with (
-        mock.patch.object(answer_units, "_revision_units", revision_units),
+        mock.patch.object(answer_units, "revision_units", revision_units),
         mock.patch.object(extractive_answer, "sentence_vectors", cached_vectors),
+        mock.patch.object(extractive_answer, "stored_unit_vectors", lambda *a: {}),  # no index here
         mock.patch.object(extractive_answer, "_translation", lambda *a: ""),
     ):
         if before is not None:

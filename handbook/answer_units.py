@@ -32,7 +32,7 @@ from core.lru import Lru
 from core.text import split_sentences
 from handbook.markdown import parse_tokens
 
-__all__ = ["Unit", "page_units", "passage_units", "sentence_units"]
+__all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units", "sentence_units"]
 
 MAX_LEAD_WORDS = 30  # a longer introduction is quoted as its own sentence, not before every item
 MAX_ITEM_WORDS = 60  # a longer list item is split into sentences
@@ -317,7 +317,8 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
 _cache: Lru[int, list[Unit]] = Lru(_PAGE_CACHE_SIZE)
 
 
-def _revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
+def revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
+    """{revision id: every unit of that revision's page}."""
     wanted = set(revision_ids)
     found: dict[int, list[Unit]] = {}
     for rid in wanted:
@@ -337,9 +338,14 @@ def _revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
 
 def passage_units(passages: list[Any]) -> dict[int, list[Unit]]:
     """{passage number: its units}: the page's units of the passage's section found in its text."""
-    by_revision = _revision_units(p.revision_id for p in passages)
-    out: dict[int, list[Unit]] = {}
-    for p in passages:
-        units = [u for u in by_revision.get(p.revision_id, []) if u.anchor == p.anchor and u.source in p.text]
-        out[p.number] = units or sentence_units(p.text, p.anchor, p.heading)
-    return out
+    by_revision = revision_units(p.revision_id for p in passages)
+    return {p.number: chunk_units(by_revision.get(p.revision_id, []), p.anchor, p.heading, p.text) for p in passages}
+
+
+def chunk_units(page: list[Unit], anchor: str, heading: str, text: str) -> list[Unit]:
+    """The units of a chunk's text: the page's units of its section found in it, else its sentences.
+
+    Ask (a passage) and indexing (the stored unit vectors) both read units through this one rule.
+    """
+    units = [u for u in page if u.anchor == anchor and u.source in text]
+    return units or sentence_units(text, anchor, heading)

@@ -181,6 +181,8 @@ CELERY_TASK_ROUTES = {
     "search.tasks.sweep_index": {"queue": BULK},
     "search.tasks.purge_old_logs": {"queue": BULK},
     "search.tasks.refresh_lexicon": {"queue": BULK},
+    # Answer-unit vectors only make Ask faster: they follow the page's reindex, behind other work.
+    "search.tasks.embed_units": {"queue": BULK},
     "summaries.tasks.regenerate_summary": {"queue": BULK},
     "handbook.tasks.send_review_digests": {"queue": BULK},
     # reindex_page and summarise_page serve both: their callers name the queue (search/services.py).

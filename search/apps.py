@@ -19,3 +19,12 @@ class SearchConfig(AppConfig):
                 after_bulk=services.lexicon_enqueue,
             )
         )
+        # Ask's answer-unit vectors: queued by the page's reindex once its chunks are embedded.
+        page_work.register(
+            page_work.PageWork(
+                name="answer units",
+                enqueue=lambda page, queue: None,
+                pending=services.pages_without_units,
+                run_inline=services.units_embed_inline,
+            )
+        )

@@ -85,6 +85,30 @@ class Chunk(models.Model):
         return f"{self.page_id}#{self.ordinal} {self.heading}"
 
 
+class UnitVector(models.Model):
+    """The vector of one answer unit of a chunk (``handbook/answer_units.py``), computed at index time.
+
+    Ask scores the units of its passages against the question; reading their vectors here instead of
+    embedding them at question time keeps Ask fast, and makes its time independent of what other
+    people asked (a shared cache of question-time vectors would tell that a unit was quoted lately).
+    Keyed by the unit's text: the same chunk text can carry other units after an edit elsewhere on the
+    page (a table's headers), and a unit is only ever looked up by the text Ask is about to score.
+    """
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="unit_vectors")
+    model = models.CharField(max_length=200)
+    text_hash = models.CharField(max_length=32)  # md5 of the unit's text (an address, not a secret)
+    embedding = VectorField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "model", "text_hash"], name="unitvector_chunk_model_text")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id}/{self.text_hash[:8]} ({self.model})"
+
+
 class IndexState(models.Model):
     """Where a page's index stands; the sweep heals anything not ``indexed``."""
 
@@ -97,6 +121,9 @@ class IndexState(models.Model):
     revision = models.ForeignKey(Revision, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     embedding_model = models.CharField(max_length=200, blank=True)
+    # The model whose answer-unit vectors are stored for the page's current chunks ("" until they
+    # are: Ask embeds a missing unit at question time).
+    units_model = models.CharField(max_length=200, blank=True, default="")
     chunk_count = models.PositiveIntegerField(default=0)
     embedded_count = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)

@@ -11,11 +11,13 @@ from django.db.models import QuerySet
 from core.queues import BULK, enqueue, enqueue_queue
 from handbook.models import Page
 from search.indexing.pipeline import page_reindex, pages_needing_index
+from search.indexing.unit_vectors import page_units_embed, pages_needing_units
 from search.models import IndexState
 
 logger = logging.getLogger(__name__)
 
 REINDEX_PAGE = "search.tasks.reindex_page"
+EMBED_UNITS = "search.tasks.embed_units"
 
 
 def index_enqueue_page(page: Page, *, queue: str | None = None) -> None:
@@ -57,7 +59,33 @@ def index_sweep() -> int:
     count = index_enqueue_pages(pages_needing_index())
     if count:
         logger.info("sweep: re-enqueued %d pages", count)
+    units = 0
+    for page_id in pages_needing_units().values_list("id", flat=True).iterator():
+        units_enqueue(page_id)
+        units += 1
+    if units:
+        logger.info("sweep: queued the answer units of %d pages", units)
     return count
+
+
+def units_enqueue(page_id: int) -> None:
+    """Queue the storing of a page's answer-unit vectors (bulk queue); a broker outage is left to the sweep."""
+    from kombu.exceptions import OperationalError
+
+    try:
+        enqueue(EMBED_UNITS, page_id)
+    except OperationalError as exc:
+        logger.warning("could not queue the answer units of page %s (left for the sweep): %s", page_id, exc)
+
+
+def pages_without_units(page_ids: list[int]) -> set[int]:
+    """Of these pages, those indexed but whose answer-unit vectors are not stored yet."""
+    return set(pages_needing_units().filter(id__in=page_ids).values_list("id", flat=True))
+
+
+def units_embed_inline(page: Page) -> None:
+    """Store one page's answer-unit vectors in this process (no worker running)."""
+    page_units_embed(page_id=page.pk)
 
 
 def lexicon_enqueue_if_stale() -> bool:

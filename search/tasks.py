@@ -23,8 +23,28 @@ logger = logging.getLogger(__name__)
 )
 def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
     from search.indexing.pipeline import page_reindex
+    from search.services import units_enqueue
 
-    return page_reindex(page_id=page_id, revision_id=revision_id).status
+    status = page_reindex(page_id=page_id, revision_id=revision_id).status
+    if status == "indexed":
+        units_enqueue(page_id)
+    return status
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(EmbeddingError,),
+    retry_backoff=2,
+    retry_backoff_max=300,
+    retry_jitter=True,
+    max_retries=6,
+)
+def embed_units(page_id: int) -> int:
+    """Store the vectors of a page's answer units (after its reindex; bulk queue)."""
+    from search.indexing.unit_vectors import page_units_embed
+
+    return page_units_embed(page_id=page_id)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

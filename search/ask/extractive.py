@@ -13,8 +13,9 @@ Choosing the quote looks for the answer, not only for shared words:
    ("how many / combien" wants a number, "how long" a duration, "who" a
    person or team, "where" a place, tool or link); filler ("This page
    explains…", "see also") and code never compete;
-2. the best few are embedded (vectors cached per model and text) and scored
-   again with their similarity to the question;
+2. the best few are scored again with their similarity to the question (their
+   vectors are stored at index time, ``search/indexing/unit_vectors.py``; a
+   unit of a page saved a moment ago is embedded now);
 3. the answer is the best unit, plus up to two more that score nearly as well,
    within 80 words;
 4. answerability is decided from the units: the highest similarity to the question among those
@@ -41,6 +42,7 @@ from handbook.answer_units import Unit, passage_units
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage
 from search.indexing.embedders import Embedder
+from search.indexing.unit_vectors import stored_unit_vectors
 
 logger = logging.getLogger(__name__)
 
@@ -171,11 +173,19 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[_C
     return pool
 
 
-def _cosines(question_vector: Sequence[float], texts: list[str], embedder: Embedder) -> list[float]:
-    vectors = np.asarray(sentence_vectors(texts, embedder), dtype=np.float32)
+def _cosines(question_vector: Sequence[float], units: list[_Candidate], embedder: Embedder) -> list[float]:
+    vectors = np.asarray(unit_vectors([(c.passage.chunk_id, c.unit.text) for c in units], embedder), dtype=np.float32)
     question = np.asarray(question_vector, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(question)
     return (vectors @ question / np.where(norms == 0, 1, norms)).tolist()
+
+
+def unit_vectors(units: list[tuple[int, str]], embedder: Embedder) -> list[Sequence[float]]:
+    """Vectors of (chunk id, unit text): stored at index time, else embedded now (a page just saved)."""
+    stored = stored_unit_vectors(units, embedder.model_name)
+    missing = list(dict.fromkeys(text for chunk_id, text in units if (chunk_id, text) not in stored))
+    fresh = dict(zip(missing, sentence_vectors(missing, embedder), strict=True)) if missing else {}
+    return [stored[key] if key in stored else fresh[key[1]] for key in units]
 
 
 def sentence_vectors(sentences: list[str], embedder: Embedder) -> list[Sequence[float]]:
@@ -265,9 +275,7 @@ def select_quotes(
     scored = False
     if question_vector is not None and embedder is not None:
         try:
-            for c, cosine in zip(
-                shortlist, _cosines(question_vector, [c.unit.text for c in shortlist], embedder), strict=True
-            ):
+            for c, cosine in zip(shortlist, _cosines(question_vector, shortlist, embedder), strict=True):
                 c.similarity = cosine
             scored = True
         except Exception as exc:  # a provider hiccup must not turn answers into refusals

@@ -106,21 +106,27 @@ def sentence_verdicts(
         sources,
         language=language,
         question=question,
-        similarity=_similarity_for(cited),
+        similarity=_similarity_for(cited, {u.text: p.chunk_id for p in cited for u in units.get(p.number, [])}),
         min_similarity=min_similarity,
     )
 
 
-def _similarity_for(cited: list[Passage]) -> Similarity | None:
-    """Cosines of written sentences to the passages' units with the index's model; None without one."""
-    from search.ask.extractive import sentence_vectors
+def _similarity_for(cited: list[Passage], chunk_of: dict[str, int]) -> Similarity | None:
+    """Cosines of written sentences to the passages' units with the index's model; None without one.
+
+    ``chunk_of`` gives each unit's chunk: units' vectors are read as stored at index time."""
+    from search.ask.extractive import sentence_vectors, unit_vectors
 
     embedder = embedder_for(cited)
     if embedder is None:
         return None
 
     def similarity(sentences: list[str], statements: list[str]) -> list[list[float]]:
-        vectors = np.asarray(sentence_vectors(sentences + statements, embedder), dtype=np.float32)
+        vectors = np.asarray(
+            list(sentence_vectors(sentences, embedder))
+            + list(unit_vectors([(chunk_of.get(s, 0), s) for s in statements], embedder)),
+            dtype=np.float32,
+        )
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
         return (vectors[: len(sentences)] @ vectors[len(sentences) :].T).tolist()
 

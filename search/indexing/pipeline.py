@@ -116,6 +116,7 @@ def _replace_chunks(page: Page, revision_id: int, model_name: str) -> tuple[int,
         state.revision_id = revision_id
         state.chunk_count = len(drafts)
         state.embedding_model = model_name
+        state.units_model = ""  # the revision's units are stored again (search/indexing/unit_vectors.py)
         state.status = IndexState.Status.PENDING if model_name else IndexState.Status.INDEXED
         state.error = ""
         state.save()

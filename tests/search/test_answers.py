@@ -288,12 +288,15 @@ def test_sentence_check_failure_keeps_the_passage_decision(handbook, monkeypatch
 
 
 @pytest.mark.django_db
-def test_sentence_vectors_are_cached_per_model_and_text(handbook, monkeypatch):
+def test_units_not_stored_yet_are_embedded_once_per_model_and_text(handbook, monkeypatch):
+    """A page saved a moment ago has no stored unit vectors yet: Ask embeds its units, once."""
     from django.core.cache import cache
 
     from search.indexing.embedders import LocalE5Embedder
+    from search.models import UnitVector
 
     question = "How many days of annual leave do I get?"
+    UnitVector.objects.all().delete()
     cache.clear()
     calls: list[int] = []
     real = LocalE5Embedder.embed_passages

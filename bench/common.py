@@ -196,12 +196,28 @@ def ensure_corpora(corpora: Sequence[str] = ALL_CORPORA) -> None:
                 "14400",
             )
             print(f"loaded {corpus} in {time.monotonic() - started:.0f} s", flush=True)
+    _store_answer_units(corpora)
     for scope, scoped in SCOPES.items():
         group = Group.objects.get_or_create(name=scope)[0]
         for space in Space.objects.filter(slug__in=scoped):
             space.viewer_groups.add(group, Group.objects.get_or_create(name="staff")[0])
         bench_user(scope, [scope])
     bench_user("bench", ["staff"])  # reads every corpus
+
+
+def _store_answer_units(corpora: Sequence[str]) -> None:
+    """Answer-unit vectors for corpora indexed before they were stored at index time (same code as the task)."""
+    from tqdm import tqdm
+
+    from search.indexing.unit_vectors import page_units_embed, pages_needing_units
+
+    todo = list(pages_needing_units().filter(space__slug__in=corpora).values_list("id", flat=True))
+    if not todo:
+        return
+    started, written = time.monotonic(), 0
+    for page_id in tqdm(todo, desc="answer units", unit="page"):
+        written += page_units_embed(page_id=page_id)
+    print(f"answer units: {written} vectors for {len(todo)} pages in {time.monotonic() - started:.0f} s", flush=True)
 
 
 # --- labelled queries and metrics ---------------------------------------------------

@@ -72,6 +72,10 @@ def units_enqueue(page_id: int) -> None:
     """Queue the storing of a page's answer-unit vectors (bulk queue); a broker outage is left to the sweep."""
     from kombu.exceptions import OperationalError
 
+    from search.indexing.embedders import get_embedder
+
+    if get_embedder() is None:  # embeddings off: Ask compares units by words only
+        return
     try:
         enqueue(EMBED_UNITS, page_id)
     except OperationalError as exc:

@@ -137,3 +137,14 @@ def test_a_reindex_queues_nothing_behind_it(queued, make_space, make_page, no_em
     result = reindex_page.apply((page.pk, page.published_revision_id), routing_key=BULK)
     assert result.get() in ("indexed", "pending")
     assert queued() == {INTERACTIVE: Counter(), BULK: Counter()}
+
+
+def test_a_reindex_with_embeddings_queues_only_its_answer_units_on_the_bulk_queue(queued, make_space, make_page):  # type: ignore[no-untyped-def]
+    """An editor's reindex runs on the interactive queue; the unit vectors it leaves behind only
+    speed Ask up, so they wait on the bulk queue (no summary either)."""
+    from search.tasks import reindex_page
+
+    page = make_page(make_space("hr"), "Leave", "Staff get twenty-five days of leave.", index=False)
+    result = reindex_page.apply((page.pk, page.published_revision_id), routing_key=INTERACTIVE)
+    assert result.get() == "indexed"
+    assert queued() == {INTERACTIVE: Counter(), BULK: Counter({"search.tasks.embed_units": 1})}

@@ -24,7 +24,7 @@ class _DownEmbedder:
 
 
 def test_indexing_and_summaries_are_registered_apart():
-    assert [work.name for work in registered()] == ["index", "summary"]
+    assert [work.name for work in registered()] == ["index", "answer units", "summary"]
 
 
 def test_a_summary_is_written_while_embeddings_are_down(make_space, monkeypatch, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]

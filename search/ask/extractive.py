@@ -102,6 +102,19 @@ def _stems(words: list[str]) -> set[str]:
     return {w[: max(4, len(w) - 2)] for w in words if len(w) >= 3 or w.isdigit()}
 
 
+# "France (hors Paris)", "all countries except Norway": the word after such a marker is what the
+# unit is *not* about, so it must not count as the question's word there.
+_EXCLUSION_RE = re.compile(
+    r"\b(?:hors|sauf|except(?:\s+for)?|excepté|excluding|outside(?:\s+of)?|other\s+than|autres?\s+que|"
+    r"à\s+l'exception\s+d[eu']?)\s+(?:(?:de|du|des|la|le|les|the|of)\s+|[ld]')?[\w-]+",
+    re.IGNORECASE,
+)
+
+
+def _without_exclusions(text: str) -> str:
+    return _EXCLUSION_RE.sub(" ", text)
+
+
 def _names(question: str) -> set[str]:
     """Stems of the question's capitalised words past its first word: names of places, tools, teams."""
     tokens = re.findall(r"[^\W\d_][\w'-]*", question)
@@ -144,7 +157,7 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[_C
         for rank, passage in enumerate(passages):
             pool.extend(_Candidate(u, passage, rank) for u in units.get(passage.number, []) if u.text not in seen)
     question_stems = _question_stems(question, language, passages)
-    unit_stems = [_stems(content_words(c.unit.text, c.passage.language)) for c in pool]
+    unit_stems = [_stems(content_words(_without_exclusions(c.unit.text), c.passage.language)) for c in pool]
     context_stems = [_stems(content_words(f"{c.unit.heading} {c.passage.title}", c.passage.language)) for c in pool]
     # A word's weight: how rare it is among the units at hand (a word every unit has picks none).
     frequency: dict[str, int] = {}

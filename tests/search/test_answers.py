@@ -344,3 +344,29 @@ def test_llm_answer_with_no_supported_sentence_falls_back_to_quotes(handbook, fa
     answer = _ask(handbook["bob"], "How many days of annual leave do I get?")
     assert answer.mode == "extractive" and answer.fallback == "unsupported"
     assert "41" not in answer.text and "25 working days" in answer.text
+
+
+RATES = """# Per diem rates
+
+| Destination | Rate per day |
+|---|---|
+| France (except Paris) | 45 € |
+| Lyon | 50 € |
+| Paris | 55 € |
+"""
+
+
+@pytest.mark.django_db
+def test_a_name_after_except_does_not_count_as_the_question_s_word(make_space, make_page, make_user):
+    """ "France (except Paris)" is the row that is not about Paris: only the Paris row holds the name."""
+    from search.ask import extractive as extractive_answer
+    from search.ask.passages import passages_for
+
+    make_page(make_space("travel", viewers=("staff",)), "Per diem rates", RATES, ref="rates")
+    question = "What is the daily rate for Paris?"
+    _retrieval, passages = passages_for(question, make_user("bob", "staff"))
+    words = {c.unit.text: c.words for c in extractive_answer.candidates(question, "en", passages)}
+    paris = next(w for text, w in words.items() if "Destination: Paris;" in text)
+    except_paris = next(w for text, w in words.items() if "except Paris" in text)
+    lyon = next(w for text, w in words.items() if "Lyon" in text)
+    assert paris > except_paris == lyon  # the excluded name scores like a row without it

@@ -10,17 +10,19 @@ from search.indexing.embedders import EmbeddingError
 
 logger = logging.getLogger(__name__)
 
+# Work that calls the embedder: an outage is retried with backoff, a killed worker's task runs again.
+EMBEDDING_TASK = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (EmbeddingError,),
+    "retry_backoff": 2,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+    "max_retries": 6,
+}
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(EmbeddingError,),
-    retry_backoff=2,
-    retry_backoff_max=300,
-    retry_jitter=True,
-    max_retries=6,
-)
+
+@shared_task(bind=True, **EMBEDDING_TASK)
 def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
     from search.indexing.pipeline import page_reindex
     from search.services import units_enqueue
@@ -31,15 +33,7 @@ def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # 
     return status
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(EmbeddingError,),
-    retry_backoff=2,
-    retry_backoff_max=300,
-    retry_jitter=True,
-    max_retries=6,
-)
+@shared_task(**EMBEDDING_TASK)
 def embed_units(page_id: int) -> int:
     """Store the vectors of a page's answer units (after its reindex; bulk queue)."""
     from search.indexing.unit_vectors import page_units_embed

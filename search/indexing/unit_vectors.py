@@ -7,8 +7,8 @@ So once a page's chunks are embedded, a bulk task embeds the units of each chunk
 query model and stores them here; Ask reads them by (chunk, unit text) and embeds at question time
 only what is not stored yet (a page saved a moment ago).
 
-Like chunk vectors, a unit vector is written only while its chunk still holds the text it was read
-from, and the page's ``IndexState.units_model`` says the page is done for that model (the sweep
+A unit vector is written only while its chunk still exists (a chunk's text never changes: an edit
+replaces the row), and the page's ``IndexState.units_model`` says the page is done for that model (the sweep
 queues what is not).
 """
 
@@ -45,7 +45,9 @@ def page_units_embed(*, page_id: int) -> int:
     for chunk_id, revision_id, anchor, heading, text in chunks:
         for unit in chunk_units(by_revision.get(revision_id, []), anchor, heading, text):
             wanted.setdefault((chunk_id, text_hash(unit.text)), unit.text)
-    stored = UnitVector.objects.filter(chunk_id__in=[c[0] for c in chunks], model=model)
+    of_page = UnitVector.objects.filter(chunk_id__in=[c[0] for c in chunks])
+    of_page.exclude(model=model).delete()  # another model's, left by a completed model switch
+    stored = of_page.filter(model=model)
     have = {(c, h): pk for c, h, pk in stored.values_list("chunk_id", "text_hash", "id")}
     # Units no longer in their chunk (the page changed around it) are of no use to anyone.
     stale = [pk for key, pk in have.items() if key not in wanted]
@@ -56,8 +58,8 @@ def page_units_embed(*, page_id: int) -> int:
     batch_size = settings.EMBEDDINGS_BATCH_SIZE
     for start in range(0, len(missing), batch_size):
         batch = missing[start : start + batch_size]
-        vectors = embedder.embed_passages(list(dict.fromkeys(text for _key, text in batch)))
-        by_text = dict(zip(dict.fromkeys(text for _key, text in batch), vectors, strict=True))
+        texts = list(dict.fromkeys(text for _key, text in batch))
+        by_text = dict(zip(texts, embedder.embed_passages(texts), strict=True))
         written += _insert([(chunk_id, h, by_text[text]) for (chunk_id, h), text in batch], model)
     revisions = {revision_id for _id, revision_id, *_rest in chunks}
     if not chunks:  # an empty page has no unit to wait for

@@ -116,3 +116,13 @@ def test_the_sweep_restores_missing_units(card):
     index_sweep()  # tasks run eagerly in the tests
     assert _stored(page) == expected
     assert page_units_embed(page_id=page.pk) == 0  # nothing left to embed
+
+
+@pytest.mark.django_db
+def test_another_model_s_units_are_dropped_once_the_page_is_stored_again(card):
+    """After a model switch completes, the old model's unit vectors are deleted page by page."""
+    chunk = Chunk.objects.filter(page=card["page"]).first()
+    UnitVector.objects.create(chunk=chunk, model="old-model", text_hash="c" * 32, embedding=[0.0] * 384)
+    page_units_embed(page_id=card["page"].pk)
+    assert not UnitVector.objects.filter(model="old-model").exists()
+    assert _stored(card["page"]) == _units_of(card["page"])

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 
 from core.queues import BULK, enqueue, enqueue_queue
 from handbook.models import Page
+from search.indexing.embedders import get_embedder
 from search.indexing.pipeline import page_reindex, pages_needing_index
 from search.indexing.unit_vectors import page_units_embed, pages_needing_units
 from search.models import IndexState
@@ -71,8 +72,6 @@ def index_sweep() -> int:
 def units_enqueue(page_id: int) -> None:
     """Queue the storing of a page's answer-unit vectors (bulk queue); a broker outage is left to the sweep."""
     from kombu.exceptions import OperationalError
-
-    from search.indexing.embedders import get_embedder
 
     if get_embedder() is None:  # embeddings off: Ask compares units by words only
         return

@@ -15,7 +15,6 @@ queues what is not).
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Iterable, Sequence
 
 from django.conf import settings
@@ -25,8 +24,6 @@ from handbook.answer_units import chunk_units, revision_units
 from handbook.models import Page
 from search.indexing.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
-
-logger = logging.getLogger(__name__)
 
 
 def text_hash(text: str) -> str:
@@ -40,17 +37,22 @@ def page_units_embed(*, page_id: int) -> int:
         return 0
     model = embedder.model_name
     chunks = list(Chunk.objects.filter(page_id=page_id).values_list("id", "revision_id", "anchor", "heading", "text"))
-    by_revision = revision_units({revision_id for _id, revision_id, *_rest in chunks})
+    revisions = {revision_id for _id, revision_id, *_rest in chunks}
+    by_revision = revision_units(revisions)
     wanted: dict[tuple[int, str], str] = {}
     for chunk_id, revision_id, anchor, heading, text in chunks:
         for unit in chunk_units(by_revision.get(revision_id, []), anchor, heading, text):
             wanted.setdefault((chunk_id, text_hash(unit.text)), unit.text)
-    of_page = UnitVector.objects.filter(chunk_id__in=[c[0] for c in chunks])
-    of_page.exclude(model=model).delete()  # another model's, left by a completed model switch
-    stored = of_page.filter(model=model)
-    have = {(c, h): pk for c, h, pk in stored.values_list("chunk_id", "text_hash", "id")}
-    # Units no longer in their chunk (the page changed around it) are of no use to anyone.
-    stale = [pk for key, pk in have.items() if key not in wanted]
+    have: set[tuple[int, str]] = set()
+    stale: list[int] = []  # another model's (a completed switch), or no longer a unit of its chunk
+    rows = UnitVector.objects.filter(chunk_id__in=[c[0] for c in chunks]).values_list(
+        "id", "chunk_id", "text_hash", "model"
+    )
+    for pk, chunk_id, digest, of_model in rows:
+        if of_model == model and (chunk_id, digest) in wanted:
+            have.add((chunk_id, digest))
+        else:
+            stale.append(pk)
     if stale:
         UnitVector.objects.filter(id__in=stale).delete()
     missing = [(key, text) for key, text in wanted.items() if key not in have]
@@ -61,7 +63,6 @@ def page_units_embed(*, page_id: int) -> int:
         texts = list(dict.fromkeys(text for _key, text in batch))
         by_text = dict(zip(texts, embedder.embed_passages(texts), strict=True))
         written += _insert([(chunk_id, h, by_text[text]) for (chunk_id, h), text in batch], model)
-    revisions = {revision_id for _id, revision_id, *_rest in chunks}
     if not chunks:  # an empty page has no unit to wait for
         IndexState.objects.filter(page_id=page_id).update(units_model=model)
     elif len(revisions) == 1:  # done for the revision read; a reindex since then has reset the mark

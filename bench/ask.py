@@ -270,9 +270,9 @@ def main() -> None:
     if scorer is not None:
         current = extractive_answer.MIN_ANSWER_SCORE
         scores = sorted(r["score"] for r in rows)
-        grid = sorted({round(current + d, 3) for d in (-0.06, -0.04, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03, 0.04)})
+        grid = sorted({round(current + d, 3) for d in (-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1, 0.15, 0.2)})
         sweep = _sweep(rows, grid)
-        print(f"\n### Answerability threshold sweep (highest unit similarity; current {current})\n")
+        print(f"\n### Answerability threshold sweep (best unit's score; current {current})\n")
         print(md_table(SWEEP_HEADERS, sweep))
         print(f"(scores range {scores[0]:.3f} .. {scores[-1]:.3f})")
     RESULTS.mkdir(parents=True, exist_ok=True)

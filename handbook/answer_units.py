@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.lru import Lru
@@ -90,6 +90,7 @@ _COMMAND_RE = re.compile(
     r"python3|ssh|scp|chmod|wg-quick)\s)"
 )
 _WORD_RE = re.compile(r"\w+")
+_TAG_RE = re.compile(r"</?[a-zA-Z][^<>]*>")
 
 
 def _inline(token: Any) -> tuple[str, int, int]:
@@ -122,6 +123,11 @@ def _is_navigation(text: str, link_chars: int) -> bool:
 
 def _is_code(text: str, code_chars: int) -> bool:
     return bool(_COMMAND_RE.match(text)) or (code_chars > 0 and code_chars >= 0.7 * len(text))
+
+
+def _is_markup(text: str) -> bool:
+    """Nothing but HTML tags (``<div class="…">``): not a statement."""
+    return not _WORD_RE.search(_TAG_RE.sub(" ", text))
 
 
 def is_filler(text: str) -> bool:
@@ -159,7 +165,7 @@ class _Walker:
         header: tuple[str, ...] = (),
     ) -> None:
         text, source = text.strip(), source.strip()
-        if not text or not _WORD_RE.search(text):
+        if _is_markup(text):
             return
         if self.path and _POINTER_HEADING_RE.match(self.path[-1][1]):
             filler = True
@@ -186,6 +192,13 @@ class _Walker:
         navigation = _is_navigation(text, link_chars)
         for sentence in split_sentences(text):
             self.add(sentence, "sentence", sentence, filler=navigation, has_link=link_chars > 0)
+
+    def carried_by_items(self, lead: str) -> None:
+        """A list's lead-in is quoted with each of its items; on its own ("The notice must state:") it
+        says nothing, so it becomes filler."""
+        last = self.units[-1] if self.units else None
+        if last and last.kind == "sentence" and last.text.endswith(":") and lead.strip().endswith(last.text):
+            self.units[-1] = replace(last, filler=True)
 
     def list_item(self, text: str, link_chars: int, code_chars: int) -> None:
         if _is_code(text, code_chars):
@@ -254,6 +267,8 @@ class _Walker:
                 else:
                     lead = self.last_paragraph if self.last_paragraph.rstrip().endswith(":") else ""
                     lead = lead if len(lead.split()) <= MAX_LEAD_WORDS else ""
+                    if lead:
+                        self.carried_by_items(lead)
                 self.leads.append(lead)
             elif kind in ("bullet_list_close", "ordered_list_close"):
                 if self.leads:
@@ -307,7 +322,7 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
     """Units of plain text (no Markdown at hand): its sentences, code-like lines left out."""
     units = []
     for sentence in split_sentences(text):
-        if "\n" in sentence or _is_code(sentence, 0):
+        if "\n" in sentence or _is_code(sentence, 0) or _is_markup(sentence):
             continue
         units.append(Unit(sentence, "sentence", anchor, heading, sentence, is_filler(sentence), False, len(units)))
     return units

@@ -101,3 +101,14 @@ def test_asked_kind() -> None:
     assert asked_kind("à qui envoyer mon arrêt maladie") == "who"
     assert asked_kind("where do I book a train") == "where"
     assert asked_kind("can I bring my dog to the office") == ""
+
+
+def test_markup_lines_and_bare_lead_ins_are_not_quoted() -> None:
+    markup = '\n<div id="b5" class="usa-accordion__content" markdown=1>\n\nText.\n'
+    units = {u.text: u for u in page_units(CARD + markup)}
+    assert not any(text.startswith("<div") for text in units)
+    assert [u.text for u in sentence_units('<div id="b5" class="usa-prose" markdown=1>\n\nText is here.')] == [
+        "Text is here."
+    ]
+    # The lead-in is quoted with each item; alone it would answer nothing.
+    assert units["Cards are issued on request from your manager to employees who:"].filler

@@ -369,10 +369,13 @@ def peak_rss_mb() -> float:
 # --- processes ------------------------------------------------------------------------
 
 
-def start_celery_worker(name: str, log: IO[bytes], *options: str) -> subprocess.Popen[bytes]:
-    """A real Celery worker (one prefork child) in its own process group; ``options`` such as ``-Q``."""
+def start_celery_worker(name: str, log: IO[bytes], *options: str, nice: int = 0) -> subprocess.Popen[bytes]:
+    """A real Celery worker (one prefork child) in its own process group; ``options`` such as ``-Q``;
+    ``nice``: its CPU priority (``nice -n``)."""
     command = [sys.executable, "-m", "celery", "-A", "handbook", "worker", *options, "--loglevel=WARNING",
                "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle", "-n", name]  # fmt: skip
+    if nice:
+        command = ["nice", "-n", str(nice), *command]
     env = dict(os.environ, CELERY_TASK_ALWAYS_EAGER="false")
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 

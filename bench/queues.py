@@ -13,6 +13,7 @@ itself (``--bulk-pages`` pages of ~3 chunks each, plus one editor page):
 
 Layouts, each with two real worker processes (prefork, concurrency 1):
 ``split``: one worker ``-Q interactive`` and one ``-Q bulk`` (docker-compose's layout);
+``split-nice``: the same, the bulk worker started under ``nice -n 19`` (workers sharing a host);
 ``shared``: two workers that both take both queues (no dedicated interactive worker).
 Goal (issue #22): keyword-searchable within 2 s p95, re-embedded within 10 s p95.
 """
@@ -35,9 +36,11 @@ from bench import common  # noqa: E402
 
 DATABASE = "bench_queues"
 GROUP = "bench-queues"
-LAYOUTS: dict[str, list[str]] = {
-    "split": ["interactive", "bulk"],  # the -Q of each of the two workers
-    "shared": ["interactive,bulk", "interactive,bulk"],
+LAYOUTS: dict[str, list[tuple[str, int]]] = {  # (-Q, nice level) of each of the two workers
+    "split": [("interactive", 0), ("bulk", 0)],
+    # The bulk worker at the lowest CPU priority: on a shared host the editors' work takes the cores first.
+    "split-nice": [("interactive", 0), ("bulk", 19)],
+    "shared": [("interactive,bulk", 0), ("interactive,bulk", 0)],
 }
 WORDS = (  # noqa: SIM905 - a sentence of words reads better than 23 quoted ones
     "leave travel expense laptop security badge meeting budget policy onboarding holiday training "
@@ -77,13 +80,14 @@ def make_corpus(bulk_pages: int) -> tuple[Any, list[Any], Any]:
     return reader, pages[1 : bulk_pages + 1], pages[0]
 
 
-def _start_workers(queues: list[str]) -> list[subprocess.Popen[bytes]]:
+def _start_workers(queues: list[tuple[str, int]]) -> list[subprocess.Popen[bytes]]:
     from handbook.celery import app
 
     workers = []
-    for number, queue in enumerate(queues):
+    for number, (queue, nice) in enumerate(queues):
         log = open(common.RESULTS / f"queues-worker-{number}.log", "wb")  # noqa: SIM115 - the worker's
-        workers.append(common.start_celery_worker(f"bench-queues-{number}-{os.getpid()}@%h", log, "-Q", queue))
+        name = f"bench-queues-{number}-{os.getpid()}@%h"
+        workers.append(common.start_celery_worker(name, log, "-Q", queue, nice=nice))
     deadline = time.monotonic() + 120
     while len(app.control.ping(timeout=1.0)) < len(workers):
         if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
@@ -190,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bulk-pages", type=int, default=120)
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--gap", type=float, default=0.5, help="seconds between an edit's results and the next")
-    parser.add_argument("--layouts", default="split,shared")
+    parser.add_argument("--layouts", default="split,split-nice,shared")
     args = parser.parse_args(argv)
     # SIGTERM (timeout, kill) unwinds like Ctrl-C, so the workers started below are stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -210,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(
             (
                 layout,
-                " + ".join(f"-Q {q}" for q in result["workers"]),
+                " + ".join(f"-Q {q}" + (f" (nice {n})" if n else "") for q, n in result["workers"]),
                 result["keyword_p50_s"],
                 result["keyword_p95_s"],
                 result["embedded_p50_s"],

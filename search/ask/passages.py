@@ -9,9 +9,12 @@ from search import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 
-MAX_PASSAGES = 8
+MAX_PASSAGES = 10
 MAX_PASSAGE_CHARS = 1200
 MAX_CHUNKS_PER_PAGE = 3
+# The best page's chunks that state the answer are often not the ones that matched the question
+# best (a definition first, the figure two sections down): it gives more of them.
+FIRST_PAGE_CHUNKS = 5
 # A bilingual handbook often states a rule in one language only: the best pages written in another
 # language than the question's always get a passage (their best chunk), even when fusion ranks the
 # question's own language first, so an answer can quote the page that has it.
@@ -59,8 +62,8 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
     """Retrieve through the one permission-filtered path and pick bounded passages."""
     retrieval = retrieval or retrieve(question, user)
     picked: list[tuple[int, Any]] = []
-    for page_hit in retrieval.pages:
-        for hit in page_hit.chunks[:MAX_CHUNKS_PER_PAGE]:
+    for rank, page_hit in enumerate(retrieval.pages):
+        for hit in page_hit.chunks[: FIRST_PAGE_CHUNKS if rank == 0 else MAX_CHUNKS_PER_PAGE]:
             if len(picked) >= MAX_PASSAGES:
                 break
             picked.append((page_hit.page_id, hit))

@@ -13,9 +13,10 @@ Choosing the quote looks for the answer, not only for shared words:
    ("how many / combien" wants a number, "how long" a duration, "who" a
    person or team, "where" a place, tool or link); filler ("This page
    explains…", "see also") and code never compete;
-2. the best few are scored again with their similarity to the question (their
-   vectors are stored at index time, ``search/indexing/unit_vectors.py``; a
-   unit of a page saved a moment ago is embedded now);
+2. every unit whose vector is stored at index time
+   (``search/indexing/unit_vectors.py``) is scored again with its similarity to
+   the question, and so are the best few by words even when not stored yet (a
+   page saved a moment ago: those are embedded now);
 3. the answer is the best unit, plus up to two more that score nearly as well,
    within 80 words;
 4. answerability is decided from the best unit's score (words, kind and similarity together: an

@@ -144,6 +144,7 @@ def main() -> None:
     from core.text import detect_language
     from handbook import answer_units
     from search.ask import extractive as extractive_answer
+    from search.ask import unit_embeddings
     from search.indexing.embedders import local_embedder
 
     embedder = local_embedder()
@@ -176,7 +177,7 @@ def main() -> None:
     started = time.monotonic()
     with (
         mock.patch.object(answer_units, "revision_units", revision_units),
-        mock.patch.object(extractive_answer, "sentence_vectors", cached_vectors),
+        mock.patch.object(unit_embeddings, "sentence_vectors", cached_vectors),
         mock.patch.object(extractive_answer, "stored_unit_vectors", lambda *a: {}),  # no index here
         mock.patch.object(extractive_answer, "_translation", lambda *a: ""),
     ):

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 import logging
 import math
 import re
@@ -38,12 +37,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.core.cache import cache
 
 from core.text import content_words, words
 from handbook.answer_units import Unit, passage_units
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage
+from search.ask.unit_embeddings import unit_vectors
 from search.indexing.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
 
@@ -77,7 +76,6 @@ OTHER_LANGUAGE_MIN_SIMILARITY = 0.82
 # this added when it competes for a quote with one in the question's language.
 CROSS_LANGUAGE_OFFSET = 0.04
 OTHER_LANGUAGE_QUOTE_MARGIN = 0.0  # how much less close (offset included) a quote in the other language may be
-SENTENCE_CACHE_TTL_S = 7 * 24 * 3600  # a unit's vector never changes for a given model
 
 
 @dataclass(frozen=True)
@@ -222,35 +220,6 @@ def _cosines(
     question = np.asarray(question_vector, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(question)
     return (vectors @ question / np.where(norms == 0, 1, norms)).tolist()
-
-
-def unit_vectors(
-    units: list[tuple[int, str]], embedder: Embedder, stored: dict[tuple[int, str], list[float]] | None = None
-) -> list[Sequence[float]]:
-    """Vectors of (chunk id, unit text): stored at index time, else embedded now (a page just saved)."""
-    if stored is None:
-        stored = stored_unit_vectors(units, embedder.model_name)
-    missing = list(dict.fromkeys(text for chunk_id, text in units if (chunk_id, text) not in stored))
-    fresh = dict(zip(missing, sentence_vectors(missing, embedder), strict=True)) if missing else {}
-    return [stored[key] if key in stored else fresh[key[1]] for key in units]
-
-
-def sentence_vectors(sentences: list[str], embedder: Embedder) -> list[Sequence[float]]:
-    """Vectors of the units; popular passages' units come from the cache (keyed by model + text)."""
-    keys = {s: "sentvec:" + hashlib.sha256(f"{embedder.model_name}\n{s}".encode()).hexdigest() for s in sentences}
-    try:
-        cached = cache.get_many(list(keys.values()))
-    except Exception:  # a cache outage only costs time
-        cached = {}
-    missing = [s for s in sentences if keys[s] not in cached]
-    if missing:
-        fresh = dict(zip(missing, embedder.embed_passages(missing), strict=True))
-        try:
-            cache.set_many({keys[s]: v for s, v in fresh.items()}, SENTENCE_CACHE_TTL_S)
-        except Exception:
-            logger.warning("sentence vector cache unavailable")
-        cached.update({keys[s]: v for s, v in fresh.items()})
-    return [cached[keys[s]] for s in sentences]
 
 
 @dataclass

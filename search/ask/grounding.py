@@ -115,7 +115,7 @@ def _similarity_for(cited: list[Passage], chunk_of: dict[str, int]) -> Similarit
     """Cosines of written sentences to the passages' units with the index's model; None without one.
 
     ``chunk_of`` gives each unit's chunk: units' vectors are read as stored at index time."""
-    from search.ask.extractive import sentence_vectors, unit_vectors
+    from search.ask.unit_embeddings import sentence_vectors, unit_vectors
 
     embedder = embedder_for(cited)
     if embedder is None:

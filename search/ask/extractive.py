@@ -213,7 +213,7 @@ def _cosines(
     question_vector: Sequence[float],
     units: list[_Candidate],
     embedder: Embedder,
-    stored: dict[tuple[int, str], list[float]] | None = None,
+    stored: dict[tuple[int, str], list[float]],
 ) -> list[float]:
     keys = [(c.passage.chunk_id, c.unit.text) for c in units]
     vectors = np.asarray(unit_vectors(keys, embedder, stored), dtype=np.float32)

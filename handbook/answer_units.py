@@ -30,10 +30,14 @@ from typing import Any
 
 from core.lru import Lru
 from core.text import split_sentences
+from handbook.html_tables import has_table, split_tables
 from handbook.markdown import parse_tokens
 
 __all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units", "sentence_units"]
 
+# Bumped whenever the rule that cuts a page into units changes: stored unit vectors are marked with
+# it (``search/indexing/unit_vectors.py``), so the sweep stores the new units of every page once.
+RULES_VERSION = 2
 MAX_LEAD_WORDS = 30  # a longer introduction is quoted as its own sentence, not before every item
 MAX_ITEM_WORDS = 60  # a longer list item is split into sentences
 NAVIGATION_LINK_SHARE = 0.6  # a line made mostly of link text is navigation
@@ -221,9 +225,13 @@ class _Walker:
                 cells = [c for c in row if c]
                 self.add("; ".join(cells), "row", " ".join(cells))
             return
-        header, body = rows[0], rows[1:]
+        self.table_rows(rows[0], [(row, " ".join(c for c in row if c)) for row in rows[1:]])
+
+    def table_rows(self, header: list[str] | tuple[str, ...], body: list[tuple[Any, str]]) -> None:
+        """A unit per body row (its cells, and the text the chunk holds for it): each cell named by its
+        column header, the table's heading (or lead-in) first."""
         caption = self.path[-1][1] if self.path else self.table_lead.rstrip(" :")
-        for row in body:
+        for row, source in body:
             cells = [c for c in row if c]
             if not cells:
                 continue
@@ -237,10 +245,25 @@ class _Walker:
             self.add(
                 f"{caption} — {text}" if caption else text,
                 "row",
-                " ".join(cells),
+                source,
                 cells=tuple(row),
                 header=tuple(header),
             )
+
+    def paragraph(self, text: str, link_chars: int, code_chars: int) -> None:
+        """A paragraph's sentences; a table written in HTML inside it (an exported handbook's) is read
+        row by row, like a Markdown table, instead of as sentences of tags."""
+        if not has_table(text):
+            self.sentences(text, link_chars, code_chars)
+            return
+        for piece in split_tables(text):
+            if isinstance(piece, str):
+                if piece.strip():
+                    self.sentences(piece.strip(), 0, 0)
+                continue
+            header = next((row.cells for row in piece if row.header), ())
+            self.table_lead = self.last_paragraph if self.last_paragraph.rstrip().endswith(":") else ""
+            self.table_rows(header, [(row.cells, row.source) for row in piece if not row.header])
 
     def walk(self, tokens: list[Any]) -> list[Unit]:
         stack: list[str] = []
@@ -302,7 +325,7 @@ class _Walker:
                         self.item_text[-1] = text
                     self.list_item(text, links, code)
                 else:
-                    self.sentences(text, links, code)
+                    self.paragraph(text, links, code)
                     if "blockquote_open" not in stack:
                         self.last_paragraph = text
             if token.nesting == 1:
@@ -320,11 +343,17 @@ def page_units(markdown: str) -> list[Unit]:
 
 def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]:
     """Units of plain text (no Markdown at hand): its sentences, code-like lines left out."""
-    units = []
-    for sentence in split_sentences(text):
-        if "\n" in sentence or _is_code(sentence, 0) or _is_markup(sentence):
+    units: list[Unit] = []
+    for piece in split_tables(text) if has_table(text) else [text]:
+        if not isinstance(piece, str):  # an HTML table's rows: their cells, never their tags
+            for row in piece:
+                cells = "; ".join(c for c in row.cells if c)
+                units.append(Unit(cells, "row", anchor, heading, row.source, False, False, len(units), row.cells))
             continue
-        units.append(Unit(sentence, "sentence", anchor, heading, sentence, is_filler(sentence), False, len(units)))
+        for sentence in split_sentences(piece):
+            if "\n" in sentence or _is_code(sentence, 0) or _is_markup(sentence):
+                continue
+            units.append(Unit(sentence, "sentence", anchor, heading, sentence, is_filler(sentence), False, len(units)))
     return units
 
 

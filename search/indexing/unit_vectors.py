@@ -20,10 +20,16 @@ from collections.abc import Iterable, Sequence
 from django.conf import settings
 from django.db import connection
 
-from handbook.answer_units import chunk_units, revision_units
+from handbook.answer_units import RULES_VERSION, chunk_units, revision_units
 from handbook.models import Page
 from search.indexing.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
+
+
+def units_mark(model: str) -> str:
+    """What ``IndexState.units_model`` holds once a page's units are stored: the model, and the version
+    of the rule that cut the units (a new rule leaves units unstored until the sweep has run)."""
+    return f"{model}#units-v{RULES_VERSION}"
 
 
 def text_hash(text: str) -> str:
@@ -64,9 +70,9 @@ def page_units_embed(*, page_id: int) -> int:
         by_text = dict(zip(texts, embedder.embed_passages(texts), strict=True))
         written += _insert([(chunk_id, h, by_text[text]) for (chunk_id, h), text in batch], model)
     if not chunks:  # an empty page has no unit to wait for
-        IndexState.objects.filter(page_id=page_id).update(units_model=model)
+        IndexState.objects.filter(page_id=page_id).update(units_model=units_mark(model))
     elif len(revisions) == 1:  # done for the revision read; a reindex since then has reset the mark
-        IndexState.objects.filter(page_id=page_id, revision_id=revisions.pop()).update(units_model=model)
+        IndexState.objects.filter(page_id=page_id, revision_id=revisions.pop()).update(units_model=units_mark(model))
     return written
 
 
@@ -118,5 +124,5 @@ def pages_needing_units(model: str | None = None):  # type: ignore[no-untyped-de
     return (
         Page.objects.published()
         .filter(index_state__status=IndexState.Status.INDEXED)
-        .exclude(index_state__units_model=model)
+        .exclude(index_state__units_model=units_mark(model))
     )

@@ -112,3 +112,46 @@ def test_markup_lines_and_bare_lead_ins_are_not_quoted() -> None:
     ]
     # The lead-in is quoted with each item; alone it would answer nothing.
     assert units["Cards are issued on request from your manager to employees who:"].filler
+
+
+SIGNATURE = (
+    "# Signature de mail\n\n## Ce qu'il faut faire\n\n"
+    '<table><thead><tr><th width="199">À ne pas faire</th><th>À faire</th></tr></thead><tbody>'
+    "<tr><td>Indiquer travailler <strong>pour</strong> le produit</td>"
+    "<td>Indiquer “en prestation pour” ou “en mission pour”</td></tr>"
+    "<tr><td>Intégrer le logo Marianne</td><td>Intégrer le logo de son produit &amp; de l'incubateur</td></tr>"
+    "</tbody></table>\n\nUne phrase qui suit le tableau.\n\n"
+    '<table data-view="cards"><thead><tr><th></th><th></th></tr></thead><tbody>'
+    "<tr><td><p>Charte</p></td><td>Les règles de la communauté</td></tr>\n\n"
+    "<tr><td>Guide</td><td>Premiers pas</td></tr></tbody></table>\n"
+)
+
+
+def test_html_tables_are_read_row_by_row_with_their_headers() -> None:
+    """GIVEN a table written in HTML inside the Markdown (as exported handbooks keep them) THEN each row is
+    a unit that names its cells by their column headers, and no unit quotes a tag."""
+    from handbook.answer_units import chunk_units
+    from search.indexing.chunking import chunk_markdown
+
+    units = page_units(SIGNATURE)
+    rows = [u.text for u in units if u.kind == "row"]
+    assert rows[:2] == [
+        "Ce qu'il faut faire — À ne pas faire: Indiquer travailler pour le produit; "
+        "À faire: Indiquer “en prestation pour” ou “en mission pour”",
+        "Ce qu'il faut faire — À ne pas faire: Intégrer le logo Marianne; "
+        "À faire: Intégrer le logo de son produit & de l'incubateur",
+    ]
+    # a table split by a blank line is read in its two parts; header cells that name nothing are left out
+    assert rows[2:] == [
+        "Ce qu'il faut faire — Charte; Les règles de la communauté",
+        "Ce qu'il faut faire — Guide; Premiers pas",
+    ]
+    assert "Une phrase qui suit le tableau." in _texts(SIGNATURE, "sentence")
+    assert not any("<" in u.text for u in units)
+    # every row is found in the chunk that holds it, as Ask and the stored unit vectors find units
+    for chunk in chunk_markdown(SIGNATURE):
+        found = chunk_units(units, chunk.anchor, chunk.heading, chunk.text)
+        assert found and not any("<" in u.text for u in found)
+    # a chunk whose page units are unknown (plain text fallback) quotes the cells, not the tags
+    plain = sentence_units("<table><tr><td>Norvège</td><td>70 €</td></tr></table>")
+    assert [(u.kind, u.text) for u in plain] == [("row", "Norvège; 70 €")]

@@ -8,7 +8,7 @@ from handbook.answer_units import chunk_units, revision_units
 from handbook.services import page_save
 from search.ask.answers import answer_question
 from search.indexing.embedders import LocalE5Embedder, local_embedder
-from search.indexing.unit_vectors import _insert, page_units_embed, text_hash
+from search.indexing.unit_vectors import _insert, page_units_embed, text_hash, units_mark
 from search.models import Chunk, IndexState, UnitVector
 
 CARD = """# Corporate card
@@ -52,7 +52,7 @@ def test_indexing_stores_a_vector_for_every_unit_of_every_chunk(card):
     expected = _units_of(page)
     assert len(expected) >= 4  # the sentences and both table rows
     assert _stored(page) == expected
-    assert IndexState.objects.get(page=page).units_model == local_embedder().model_name
+    assert IndexState.objects.get(page=page).units_model == units_mark(local_embedder().model_name)
     row = next(u for u in revision_units([page.published_revision_id])[page.published_revision_id] if u.kind == "row")
     stored = UnitVector.objects.get(text_hash=text_hash(row.text), chunk__page=page)
     again = local_embedder().embed_passages([row.text])[0]
@@ -94,7 +94,7 @@ def test_an_edit_replaces_the_units_that_changed_and_drops_the_old_ones(card, dj
     assert after != before and after & before  # the lost-card sentence kept its vector
     texts = {u.text for units in revision_units([page.published_revision_id]).values() for u in units}
     assert any("4,500" in t for t in texts) and not any("3,000" in t for t in texts)
-    assert IndexState.objects.get(page=page).units_model == local_embedder().model_name
+    assert IndexState.objects.get(page=page).units_model == units_mark(local_embedder().model_name)
 
 
 @pytest.mark.django_db
@@ -126,3 +126,23 @@ def test_another_model_s_units_are_dropped_once_the_page_is_stored_again(card):
     page_units_embed(page_id=card["page"].pk)
     assert not UnitVector.objects.filter(model="old-model").exists()
     assert _stored(card["page"]) == _units_of(card["page"])
+
+
+@pytest.mark.django_db
+def test_a_new_unit_rule_has_the_sweep_store_every_page_again(card, monkeypatch):
+    """GIVEN units stored under the current rule WHEN the rule's version changes THEN the page needs its
+    units again, and the sweep stores them under the new mark (unchanged units keep their rows)."""
+    from handbook import answer_units
+    from search.indexing import unit_vectors
+    from search.services import index_sweep
+
+    page = card["page"]
+    model = local_embedder().model_name
+    assert not unit_vectors.pages_needing_units(model).filter(pk=page.pk).exists()
+    kept = set(UnitVector.objects.filter(chunk__page=page).values_list("id", flat=True))
+    monkeypatch.setattr(unit_vectors, "RULES_VERSION", answer_units.RULES_VERSION + 1)
+    assert unit_vectors.pages_needing_units(model).filter(pk=page.pk).exists()
+    index_sweep()
+    mark = IndexState.objects.get(page=page).units_model
+    assert mark == units_mark(model) != f"{model}#units-v{answer_units.RULES_VERSION}"
+    assert set(UnitVector.objects.filter(chunk__page=page).values_list("id", flat=True)) == kept

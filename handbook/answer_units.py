@@ -95,6 +95,7 @@ _COMMAND_RE = re.compile(
 )
 _WORD_RE = re.compile(r"\w+")
 _TAG_RE = re.compile(r"</?[a-zA-Z][^<>]*>")
+_BREAK_RE = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)  # a line break typed in a table cell
 
 
 def _inline(token: Any) -> tuple[str, int, int]:
@@ -168,7 +169,7 @@ class _Walker:
         cells: tuple[str, ...] = (),
         header: tuple[str, ...] = (),
     ) -> None:
-        text, source = text.strip(), source.strip()
+        text, source = _BREAK_RE.sub(" ", text).strip(), source.strip()
         if _is_markup(text):
             return
         if self.path and _POINTER_HEADING_RE.match(self.path[-1][1]):

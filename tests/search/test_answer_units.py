@@ -155,3 +155,9 @@ def test_html_tables_are_read_row_by_row_with_their_headers() -> None:
     # a chunk whose page units are unknown (plain text fallback) quotes the cells, not the tags
     plain = sentence_units("<table><tr><td>Norvège</td><td>70 €</td></tr></table>")
     assert [(u.kind, u.text) for u in plain] == [("row", "Norvège; 70 €")]
+
+
+def test_line_breaks_typed_in_table_cells_are_not_quoted() -> None:
+    markdown = "## Risques\n\n| Question | Réponse |\n|---|---|\n| Échec ?<br>- plan B | Oui<br/>toujours |\n"
+    (row,) = [u for u in page_units(markdown) if u.kind == "row"]
+    assert row.text == "Risques — Question: Échec ? - plan B; Réponse: Oui toujours"

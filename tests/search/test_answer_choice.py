@@ -1,0 +1,77 @@
+"""The quote choice between units of the two languages (no database: candidates built by hand)."""
+
+from __future__ import annotations
+
+import pytest
+
+from handbook.answer_units import Unit
+from search.ask import extractive
+from search.ask.passages import Passage
+
+
+def _passage(number: int, language: str) -> Passage:
+    return Passage(
+        number=number,
+        passage_id=f"p-{number}",
+        chunk_id=number,
+        page_id=number,
+        ref=f"page-{number}",
+        title=f"Page {number}",
+        url=f"/p/{number}/",
+        anchor="",
+        heading="",
+        text="",
+        language=language,
+        revision_id=number,
+        revision_number=1,
+        content_hash=str(number),
+        score=1.0,
+        vector_distance=None,
+        keyword_rank=None,
+    )
+
+
+def _candidate(text: str, passage: Passage, *, words: float, similarity: float, question_language: str = "fr"):  # type: ignore[no-untyped-def]
+    unit = Unit(text, "sentence", "", "", text)
+    return extractive._Candidate(
+        unit, passage, 0, words=words, similarity=similarity, other_language=passage.language != question_language
+    )
+
+
+def test_a_closer_unit_in_the_other_language_beats_a_neighbouring_subject_on_shared_words() -> None:
+    """GIVEN a French question, a French unit that shares its words but is about a neighbouring subject,
+    and an English unit closer in meaning whose words only a sparse translation can match
+    THEN the English unit scores higher; the same two units in the question's language keep the words' order."""
+    french = _candidate("Le congé maternité dure seize semaines.", _passage(1, "fr"), words=0.5, similarity=0.85)
+    english = _candidate("FMLA gives up to 12 weeks of unpaid leave.", _passage(2, "en"), words=0.2, similarity=0.88)
+    assert english.score > french.score
+    same = _candidate("FMLA gives up to 12 weeks of unpaid leave.", _passage(3, "fr"), words=0.2, similarity=0.88)
+    offset = extractive.SIMILARITY_WEIGHT * extractive.OTHER_LANGUAGE_SCORE_OFFSET
+    assert english.score - same.score == pytest.approx(offset) and offset > 0
+    close = _candidate("Le congé maternité dure seize semaines.", _passage(4, "fr"), words=0.5, similarity=0.88)
+    assert close.score > same.score
+
+
+def test_the_other_language_quote_takes_a_place_only_when_it_fits() -> None:
+    """GIVEN three quotes that fill most of the 80 words WHEN the best unit in the other language is too
+    long to replace the third THEN the three quotes stay (the third is not dropped for nothing)."""
+    fr = _passage(1, "fr")
+    chosen = [
+        _candidate(" ".join(["mot"] * 30), fr, words=0.6, similarity=0.88),
+        _candidate(" ".join(["mot"] * 25), fr, words=0.5, similarity=0.87),
+        _candidate(" ".join(["mot"] * 20), fr, words=0.5, similarity=0.86),
+    ]
+    long_other = _candidate(" ".join(["word"] * 30), _passage(2, "en"), words=0.1, similarity=0.87)
+    kept = list(chosen)
+    extractive._quote_the_other_language(chosen[0], kept, [*chosen, long_other], "fr")
+    assert kept == chosen
+    short_other = _candidate(" ".join(["word"] * 20), _passage(3, "en"), words=0.1, similarity=0.87)
+    extractive._quote_the_other_language(chosen[0], kept, [*chosen, short_other], "fr")
+    assert kept == [chosen[0], chosen[1], short_other]
+
+
+def test_a_unit_longer_than_the_budget_is_cut_within_it() -> None:
+    """GIVEN a unit of 120 words (a long table row) THEN its quote, ellipsis included, stays within 80 words."""
+    quote = extractive._cap(" ".join(f"w{i}" for i in range(120)))
+    assert len(quote.split()) == extractive.MAX_WORDS and quote.endswith(" …")
+    assert extractive._cap("short unit") == "short unit"

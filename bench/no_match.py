@@ -3,6 +3,7 @@
     python -m bench.no_match                # grid of floors, then the configured floor as served
     python -m bench.no_match --grid-only    # the grid alone (one retrieval per query)
     python -m bench.no_match --served-only  # the configured floor alone
+    python -m bench.no_match --off-topic-only  # the off-topic margin swept at the configured floors
 
 Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` and
 ``dev-crosslang.jsonl`` as ``bench-handbooks``, see ``bench/common.py``) and
@@ -112,6 +113,7 @@ class Lists:
     query_language: str
     text: str
     shares_words: bool  # made of the readable pages' words (search.retrieval.relevance.shares_words)
+    off_topic_gap: float | None = None  # nearest chunk's similarity minus nearest everyday sentence's
 
 
 def capture(text: str, user: Any) -> Lists:
@@ -119,6 +121,7 @@ def capture(text: str, user: Any) -> Lists:
     from search.retrieval import pipeline as retrieval
     from search.retrieval import relevance
     from search.retrieval.fusion import RRF_K
+    from search.retrieval.off_topic import nearest_off_topic
 
     seen: dict[str, Any] = {}
     real_fuse, real_floor = retrieval.fuse, retrieval.similarity_floor
@@ -133,6 +136,11 @@ def capture(text: str, user: Any) -> Lists:
     finally:
         retrieval.fuse, retrieval.similarity_floor = real_fuse, real_floor
     keyword, translated = seen.get("keyword", []), seen.get("translated", [])
+    gap = None
+    vector = seen.get("vector", [])
+    if vector and result.query_vector is not None and result.embedder is not None:
+        nearest = 1.0 - (vector[0].vector_distance or 0.0)
+        gap = nearest - nearest_off_topic(result.query_vector, result.embedder)
     return Lists(
         keyword=keyword,
         vector=seen.get("vector", []),
@@ -141,11 +149,18 @@ def capture(text: str, user: Any) -> Lists:
         query_language=result.query_language,
         text=result.query.raw,
         shares_words=relevance.shares_words(result.query.terms, bool(keyword or translated)),
+        off_topic_gap=gap,
     )
 
 
 def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
-    lists: Lists, plain: float, centred: float, confident: float = -1.0, alone: float = 0.0, wordless: float = -1.0
+    lists: Lists,
+    plain: float,
+    centred: float,
+    confident: float = -1.0,
+    alone: float = 0.0,
+    wordless: float = -1.0,
+    off_topic: float | None = None,
 ) -> list[int]:
     """The page ids ``retrieve`` gives with these floors, from the lists it fused without them."""
     from search.retrieval.fusion import answer_elsewhere, fuse
@@ -161,6 +176,8 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
     nearest = 1.0 - (vector[0].vector_distance or 0.0) if vector else None
     least = confident if lists.shares_words else max(confident, wordless)
     is_confident = nearest is not None and nearest >= least
+    if is_confident and off_topic is not None and lists.off_topic_gap is not None:
+        is_confident = lists.off_topic_gap >= off_topic
     if lists.vector and least > -1.0 and not is_confident:
         keyword = [
             ChunkHit(h.chunk_id, h.page_id, keyword_rank=i + 1)
@@ -200,7 +217,39 @@ def score(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, li
     return ndcg, empty_answerable, no_match_empty / max(1, no_match)
 
 
-def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
+OFF_TOPIC_GRID = [None, -0.02, -0.01, 0.0, 0.01, 0.02]  # nearest chunk minus nearest everyday sentence
+
+
+def _off_topic_sweep(  # type: ignore[no-untyped-def]
+    runs, captured: dict[str, Lists], refs: dict[int, str], base_ndcg: dict[str, float], all_queries
+) -> None:
+    """The off-topic margin (search/retrieval/off_topic.py) swept at the configured floors."""
+    from search.indexing.embedders import LOCAL_MODEL_NAME
+    from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
+    from search.retrieval.relevance import similarity_floor
+
+    floor = similarity_floor(LOCAL_MODEL_NAME)
+    rows = []
+    for margin in OFF_TOPIC_GRID:
+        alone = KEYWORD_ALONE_COVERAGE
+        args = (floor.plain, floor.centred, floor.confident, alone, floor.wordless, margin)
+        pages = {qid: floored_pages(lists, *args) for qid, lists in captured.items()}
+        ndcg, empty, rate = score(runs, pages, refs)
+        medians = [
+            common.percentile([len(pages[q["qid"]]) for q in all_queries if test(q)], 50)
+            for test in (
+                lambda q: q.get("relevant"),
+                lambda q: not q.get("relevant") and not q.get("no_match"),
+            )
+        ]
+        worst = min((ndcg[k] - base_ndcg[k] for k in base_ndcg), default=0.0)
+        rows.append(["off" if margin is None else margin, f"{worst:+.4f}", empty, f"{rate:.3f}", *medians])
+    print("\n### Off-topic margin at the configured floors\n")
+    headers = ["margin", "worst nDCG@10 change", "answerable empty", "no-match with no result", "median results"]
+    print(common.md_table([*headers[:-1], "median results, answerable", "median results, unanswerable"], rows))
+
+
+def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]], *, off_topic_only: bool = False) -> dict[str, Any]:
     refs = _refs()
     captured: dict[str, Lists] = {}
     started = time.perf_counter()
@@ -229,6 +278,9 @@ def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
             )
     base_pages = {qid: floored_pages(lists, -1.0, -1.0) for qid, lists in captured.items()}
     base_ndcg, base_empty, base_rate = score(runs, base_pages, refs)
+    _off_topic_sweep(runs, captured, refs, base_ndcg, all_queries)
+    if off_topic_only:
+        return {}
     results = []
     for plain in PLAIN_GRID:
         for centred in CENTRED_GRID:
@@ -366,11 +418,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.no_match", description=__doc__.split("\n\n")[0])
     parser.add_argument("--grid-only", action="store_true")
     parser.add_argument("--served-only", action="store_true")
+    parser.add_argument("--off-topic-only", action="store_true", help="the off-topic margin sweep alone")
     parser.add_argument("--partial", action="store_true", help="also corpora still loading (indexed pages only)")
     args = parser.parse_args(argv)
     common.setup(migrate=False)
     runs = users_and_queries(args.partial)
     out: dict[str, Any] = {}
+    if args.off_topic_only:
+        grid(runs, off_topic_only=True)
+        return
     if not args.served_only:
         out["grid"] = grid(runs)
     if not args.grid_only:

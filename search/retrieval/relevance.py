@@ -62,6 +62,9 @@ class Floor:
     # from this similarity: keyboard mashes and other-domain questions sit at 0.83-0.87 with e5, as
     # close as real questions, but real questions are made of the handbook's words.
     wordless: float = -1.0
+    # A confident query must also be at least this much closer to its nearest readable chunk than to
+    # its nearest sentence on an everyday subject the handbook does not cover (off_topic.py); None: no test.
+    off_topic_margin: float | None = None
 
     @property
     def plain_distance(self) -> float:
@@ -77,7 +80,7 @@ NO_FLOOR = Floor(plain=-1.0, centred=-1.0, confident=-1.0)  # every neighbour co
 
 # Calibrated with bench/no_match.py (see its docstring for the figures).
 CALIBRATED: dict[str, Floor] = {
-    LOCAL_MODEL_NAME: Floor(plain=0.78, centred=0.0, confident=0.84, wordless=0.88),
+    LOCAL_MODEL_NAME: Floor(plain=0.78, centred=0.0, confident=0.84, wordless=0.88, off_topic_margin=0.0),
 }
 
 
@@ -93,19 +96,28 @@ def shares_words(typed: list[str], found_words: bool) -> bool:
 
 
 def parse_floor(raw: str) -> Floor:
-    """``"0.8"`` (every number), ``"0.8,0.3"`` (plain, centred), ``"0.8,0.3,0.85"`` (…, confident)
-    or ``"0.8,0.3,0.85,0.88"`` (…, wordless: the nearest chunk's least similarity for a query that
-    shares no word with the readable pages; the confident one when left out)."""
+    """``"0.8"`` (every number), ``"0.8,0.3"`` (plain, centred), ``"0.8,0.3,0.85"`` (…, confident),
+    ``"0.8,0.3,0.85,0.88"`` (…, wordless: the nearest chunk's least similarity for a query that
+    shares no word with the readable pages; the confident one when left out) or
+    ``"0.8,0.3,0.85,0.88,0.0"`` (…, off-topic margin: how much closer than to its nearest everyday
+    sentence a confident query's nearest chunk must be; no such test when left out)."""
     parts = [p.strip() for p in raw.split(",")]
     try:
         values = [float(p) for p in parts]
     except ValueError as exc:
         raise ImproperlyConfigured(f"EMBEDDINGS_SIMILARITY_FLOOR={raw!r} is not a number or two") from exc
-    if len(values) not in (1, 2, 3, 4) or not all(-1.0 <= v <= 1.0 for v in values):
-        raise ImproperlyConfigured(f"EMBEDDINGS_SIMILARITY_FLOOR={raw!r}: one to four cosines between -1 and 1")
+    if len(values) not in (1, 2, 3, 4, 5) or not all(-1.0 <= v <= 1.0 for v in values):
+        raise ImproperlyConfigured(f"EMBEDDINGS_SIMILARITY_FLOOR={raw!r}: one to five numbers between -1 and 1")
     confident = max(values[0], values[min(2, len(values) - 1)])
-    wordless = values[3] if len(values) == 4 else confident
-    return Floor(plain=values[0], centred=values[min(1, len(values) - 1)], confident=confident, wordless=wordless)
+    wordless = values[3] if len(values) >= 4 else confident
+    margin = values[4] if len(values) == 5 else None
+    return Floor(
+        plain=values[0],
+        centred=values[min(1, len(values) - 1)],
+        confident=confident,
+        wordless=wordless,
+        off_topic_margin=margin,
+    )
 
 
 def _configured_model() -> str:

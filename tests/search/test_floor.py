@@ -102,7 +102,9 @@ def test_floor_settings(settings):
     assert parse_floor("0.8, 0.3") == Floor(0.8, 0.3, 0.8, 0.8)
     assert parse_floor("0.78,0,0.85") == Floor(0.78, 0.0, 0.85, 0.85)
     assert parse_floor("0.78,0,0.85,0.88") == Floor(0.78, 0.0, 0.85, 0.88)
-    for bad in ("high", "2", "0.1,0.2,0.3,0.4,0.5"):
+    assert parse_floor("0.78,0,0.85,0.88,0.01") == Floor(0.78, 0.0, 0.85, 0.88, 0.01)
+    assert parse_floor("0.78,0,0.85,0.88").off_topic_margin is None  # no off-topic test unless asked
+    for bad in ("high", "2", "0.1,0.2,0.3,0.4,0.5,0.6"):
         with pytest.raises(ImproperlyConfigured):
             parse_floor(bad)
     settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL = "http://127.0.0.1:9/v1", "text-embedding-3-small"
@@ -110,3 +112,31 @@ def test_floor_settings(settings):
     settings.EMBEDDINGS_SIMILARITY_FLOOR = "0.4,0.1"
     assert similarity_floor("text-embedding-3-small") == Floor(0.4, 0.1, 0.4, 0.4)
     assert similarity_floor(get_embedder.__module__) == Floor(-1.0, -1.0)  # another, unknown model
+
+
+OFF_TOPIC = ["How long do cats live?", "Quelle est la recette de la blanquette de veau ?"]
+
+
+def test_questions_on_other_subjects_find_nothing(handbook):
+    """GIVEN questions on everyday subjects the handbook does not cover THEN nothing matches, while a
+    paraphrase of a handbook subject that shares none of its words still finds its page (the off-topic
+    test must not turn it away; the test below shows the rule at work on both sides of its margin)."""
+    for query in OFF_TOPIC:
+        assert retrieve(query, handbook).pages == [], query
+    assert retrieve("Can I do my job at my house?", handbook).pages
+
+
+def test_a_query_closer_to_an_everyday_subject_is_not_confident(settings, handbook):
+    """Both sides of the off-topic margin, for one query whose nearest chunk clears the confident floor."""
+    from search.retrieval.off_topic import nearest_off_topic
+
+    embedder = get_embedder()
+    query = OFF_TOPIC[0]
+    vector = embedder.embed_query(query)
+    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
+    gap = (1.0 - hits[0].vector_distance) - nearest_off_topic(vector, embedder)
+    confident = 1.0 - hits[0].vector_distance - 0.01
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap + 0.01}"
+    assert retrieve(query, handbook).pages == []
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap - 0.01}"  # the control
+    assert retrieve(query, handbook).pages

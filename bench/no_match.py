@@ -8,7 +8,9 @@
 Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` and
 ``dev-crosslang.jsonl`` as ``bench-handbooks``, see ``bench/common.py``) and
 ``bench/data/no_match_queries.txt`` (random strings, keyboard mashes, questions
-from other domains), run as each bench user. Only corpora already loaded are
+from other domains), run as each bench user. ``bench/data/no_match_queries_second.txt`` is a
+second such set, written after the off-topic sentences and never used to choose them or the
+floors: its share with no result is reported beside the first's, never chosen on. Only corpora already loaded are
 used: this bench never loads any (``python -m bench.common load`` does).
 
 Grid: every query is retrieved once through ``search.retrieval.pipeline.retrieve`` with
@@ -41,6 +43,7 @@ if __package__ != "bench":
 from bench import common  # noqa: E402
 
 NO_MATCH_FILE = Path(__file__).resolve().parent / "data" / "no_match_queries.txt"
+SECOND_NO_MATCH_FILE = NO_MATCH_FILE.with_name("no_match_queries_second.txt")
 MAX_NDCG_LOSS = 0.005
 PLAIN_GRID = [0.78, 0.80, 0.82, 0.84, 0.86]  # least similarity of a vector hit
 CENTRED_GRID = [0.0, 0.3, 0.35, 0.4, 0.45]  # least similarity of a language-centred hit
@@ -49,8 +52,8 @@ ALONE_GRID = [0.4, 0.5, 0.6]  # otherwise a keyword hit must hold this share of 
 WORDLESS_GRID = [-1.0, 0.87, 0.88, 0.9]  # confident from this, for a query no readable chunk shares a word with
 
 
-def no_match_queries() -> list[str]:
-    lines = NO_MATCH_FILE.read_text(encoding="utf-8").splitlines()
+def no_match_queries(path: Path = NO_MATCH_FILE) -> list[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
@@ -93,11 +96,15 @@ def users_and_queries(partial: bool = False) -> list[tuple[str, Any, list[dict[s
     for scope in common.SCOPES:
         if any(c in loaded for c in common.SCOPES[scope]):
             user = common.bench_user(scope, [scope])
-            queries = [
-                {"qid": f"nomatch-{scope}-{i}", "query": text, "corpus": "", "relevant": {}, "no_match": True}
-                for i, text in enumerate(no_match_queries())
-            ]
-            runs.append((f"no-match as {scope}", user, queries))
+            for second, path in ((False, NO_MATCH_FILE), (True, SECOND_NO_MATCH_FILE)):
+                label = "second-" if second else ""
+                queries = [
+                    {"qid": f"nomatch-{label}{scope}-{i}", "query": text, "relevant": {}, "no_match": True}
+                    for i, text in enumerate(no_match_queries(path))
+                ]
+                for q in queries:
+                    q.update(corpus="", second=second)
+                runs.append((f"no-match ({'second' if second else 'first'} set) as {scope}", user, queries))
     return runs
 
 
@@ -165,6 +172,7 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
     """The page ids ``retrieve`` gives with these floors, from the lists it fused without them."""
     from search.retrieval.fusion import answer_elsewhere, fuse
     from search.retrieval.hits import ChunkHit
+    from search.retrieval.off_topic import CLEARLY_OFF_TOPIC
 
     vector = [h for h in lists.vector if 1.0 - (h.vector_distance or 0.0) >= plain]
     kept = [h for h in lists.crosslang if 1.0 - (h.vector_distance or 0.0) >= centred]
@@ -176,8 +184,10 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
     nearest = 1.0 - (vector[0].vector_distance or 0.0) if vector else None
     least = confident if lists.shares_words else max(confident, wordless)
     is_confident = nearest is not None and nearest >= least
-    if is_confident and off_topic is not None and lists.off_topic_gap is not None:
-        is_confident = lists.off_topic_gap >= off_topic
+    if nearest is not None and off_topic is not None and lists.off_topic_gap is not None:
+        is_confident = is_confident and lists.off_topic_gap >= off_topic
+        if lists.off_topic_gap < off_topic - CLEARLY_OFF_TOPIC:
+            alone = 1.0  # as retrieve does: every word in one chunk
     if lists.vector and least > -1.0 and not is_confident:
         keyword = [
             ChunkHit(h.chunk_id, h.page_id, keyword_rank=i + 1)
@@ -208,6 +218,8 @@ def score(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, li
     for name, _user, queries in runs:
         ranked = {q["qid"]: common.first_k(refs.get(p, "") for p in pages[q["qid"]]) for q in queries}
         if queries and queries[0].get("no_match"):
+            if queries[0].get("second"):
+                continue  # reported apart (second_set_share), never chosen on
             no_match += len(queries)
             no_match_empty += sum(1 for q in queries if not pages[q["qid"]])
             continue
@@ -215,6 +227,12 @@ def score(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, li
             ndcg[f"{name} {corpus}"] = s["ndcg@10"]
             empty_answerable += s["empty"]
     return ndcg, empty_answerable, no_match_empty / max(1, no_match)
+
+
+def second_set_share(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, list[int]]) -> float:
+    """Share of the second no-match set with no result."""
+    queries = [q for _n, _u, qs in runs for q in qs if q.get("second")]
+    return sum(1 for q in queries if not pages[q["qid"]]) / max(1, len(queries))
 
 
 OFF_TOPIC_GRID = [None, -0.02, -0.01, 0.0, 0.01, 0.02]  # nearest chunk minus nearest everyday sentence
@@ -243,10 +261,11 @@ def _off_topic_sweep(  # type: ignore[no-untyped-def]
             )
         ]
         worst = min((ndcg[k] - base_ndcg[k] for k in base_ndcg), default=0.0)
-        rows.append(["off" if margin is None else margin, f"{worst:+.4f}", empty, f"{rate:.3f}", *medians])
+        second = f"{second_set_share(runs, pages):.3f}"
+        rows.append(["off" if margin is None else margin, f"{worst:+.4f}", empty, f"{rate:.3f}", second, *medians])
     print("\n### Off-topic margin at the configured floors\n")
-    headers = ["margin", "worst nDCG@10 change", "answerable empty", "no-match with no result", "median results"]
-    print(common.md_table([*headers[:-1], "median results, answerable", "median results, unanswerable"], rows))
+    headers = ["margin", "worst nDCG@10 change", "answerable empty", "no-match with no result", "second set"]
+    print(common.md_table([*headers, "median results, answerable", "median results, unanswerable"], rows))
 
 
 def grid(runs: list[tuple[str, Any, list[dict[str, Any]]]], *, off_topic_only: bool = False) -> dict[str, Any]:
@@ -401,7 +420,11 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
         "Served floor: results per dev question (dev.jsonl + dev-handbooks.jsonl)",
         common.md_table(("questions", "n", "no result", "p25", "median", "p75", "mean"), dist_rows),
     )
-    print(f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}%")
+    second = second_set_share(runs, pages)
+    print(
+        f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}% "
+        f"(second set: {100 * second:.1f}%)"
+    )
     for name, _user, queries in runs:
         if queries and queries[0].get("no_match"):
             share = sum(1 for q in queries if not pages[q["qid"]]) / len(queries)
@@ -411,7 +434,14 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
     embedder = serving()
     floor = similarity_floor(embedder.model_name) if embedder else None
     print(f"floor: {floor}", flush=True)
-    return {"ndcg": ndcg, "empty": empty, "no_match": rate, "counts": counts, "floor": str(floor)}
+    return {
+        "ndcg": ndcg,
+        "empty": empty,
+        "no_match": rate,
+        "no_match_second_set": second,
+        "counts": counts,
+        "floor": str(floor),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:

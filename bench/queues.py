@@ -1,9 +1,11 @@
 """Editors during a bulk re-embed: how soon is an edited page searchable, per queue layout?
 
     python -m bench.queues [--bulk-pages 120] [--edits 20] [--layouts split,shared]
+    python -m bench.queues --corpora 18f-handbook,etalab-guides   # the bulk work is those corpora
 
 On its own database of the bench instance (``bench_queues``), with a corpus it writes
-itself (``--bulk-pages`` pages of ~3 chunks each, plus one editor page):
+itself (``--bulk-pages`` pages of ~3 chunks each, plus one editor page), or with the pages of
+real corpora (``--corpora``, read from ``../shared/corpora``) as the bulk work:
 
 1. every bulk page's chunks are dropped and ``index_enqueue_pages`` queues them all on
    the bulk queue (what ``reindex --all`` does): a re-embed of everything;
@@ -78,6 +80,28 @@ def make_corpus(bulk_pages: int) -> tuple[Any, list[Any], Any]:
         page_create(space=space, title=title, body=_body(rng, title))
     pages = list(Page.objects.published().filter(space=space).order_by("id"))
     return reader, pages[1 : bulk_pages + 1], pages[0]
+
+
+def corpus_pages(corpora: list[str]) -> list[Any]:
+    """The pages of these corpora (``../shared/corpora``), created once in a space of their own, not indexed."""
+    from django.contrib.auth.models import Group
+
+    from handbook.models import Page, Space
+    from handbook.services import page_create, space_create
+
+    group = Group.objects.get_or_create(name=GROUP)[0]
+    slug = "queues-" + "-".join(corpora)
+    space = Space.objects.filter(slug=slug).first() or space_create(
+        slug=slug, title="Queues (corpora)", viewer_groups=[group], editor_groups=[group]
+    )
+    if not Page.objects.filter(space=space).exists():
+        for corpus in corpora:
+            path = common.CORPORA / f"{corpus}.jsonl"
+            if not path.is_file():
+                raise SystemExit(f"{path}: not found (set HANDBOOK_SHARED)")
+            for row in common.read_jsonl(path):
+                page_create(space=space, title=row["title"][:200] or row["id"], body=row["body"])
+    return list(Page.objects.published().filter(space=space).order_by("id"))
 
 
 def _start_workers(queues: list[tuple[str, int]]) -> list[subprocess.Popen[bytes]]:
@@ -195,6 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--gap", type=float, default=0.5, help="seconds between an edit's results and the next")
     parser.add_argument("--layouts", default="split,split-nice,shared")
+    parser.add_argument("--corpora", default="", help="bulk work: these corpora's pages (18f-handbook,etalab-guides)")
     args = parser.parse_args(argv)
     # SIGTERM (timeout, kill) unwinds like Ctrl-C, so the workers started below are stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -204,7 +229,9 @@ def main(argv: list[str] | None = None) -> None:
 
     if workers_available():
         raise SystemExit("another worker is consuming this instance's queues: stop it first (make stop)")
-    reader, bulk, editor_page = make_corpus(args.bulk_pages)
+    reader, bulk, editor_page = make_corpus(0 if args.corpora else args.bulk_pages)
+    if args.corpora:
+        bulk = corpus_pages([c.strip() for c in args.corpora.split(",") if c.strip()])
     print(f"bench.queues: {len(bulk)} bulk pages, {args.edits} edits per layout", flush=True)
 
     rows, results = [], []

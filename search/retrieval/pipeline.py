@@ -21,7 +21,7 @@ from search.retrieval.crosslang import centred_query, merge_partitions, partitio
 from search.retrieval.fusion import answer_elsewhere, fuse
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
-from search.retrieval.off_topic import nearest_off_topic
+from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, nearest_off_topic
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import NO_FLOOR, shares_words, similarity_floor
@@ -174,9 +174,13 @@ def retrieve(
     if uncertain and not shares_words(parsed.terms, bool(keyword or translated)):
         least = floor.wordless
     confident = nearest is not None and nearest >= least
-    if confident and embedding is not None and embedder is not None and floor.off_topic_margin is not None:
+    alone = KEYWORD_ALONE_COVERAGE
+    if nearest is not None and embedding is not None and embedder is not None and floor.off_topic_margin is not None:
         # ...and closer to the handbook than to everyday subjects ("how long do cats live").
-        confident = nearest - nearest_off_topic(embedding, embedder) >= floor.off_topic_margin
+        gap = nearest - nearest_off_topic(embedding, embedder)
+        confident = confident and gap >= floor.off_topic_margin
+        if gap < floor.off_topic_margin - CLEARLY_OFF_TOPIC:
+            alone = 1.0  # clearly about something else: one chunk must hold every word ("jump start a car")
     if embedding is not None and least > -1.0 and not confident:
         # Nothing is clearly close in meaning: the words must carry the match, each listed chunk
         # holding most of the query's words, or one common word of an unrelated question ("temps"
@@ -184,10 +188,10 @@ def retrieve(
         # The lists are asked again with that requirement, so they are ranked and cut with it.
         t = time.perf_counter()
         if keyword:
-            keyword = keyword_leg(words, visible, filters, depth, min_coverage=KEYWORD_ALONE_COVERAGE)
+            keyword = keyword_leg(words, visible, filters, depth, min_coverage=alone)
         if translated:
             args = (parsed, query_language, visible, filters, depth, embedder, getattr(user, "pk", None))
-            translated = translated_keyword_leg(*args, min_coverage=KEYWORD_ALONE_COVERAGE)
+            translated = translated_keyword_leg(*args, min_coverage=alone)
         if not keyword and not translated:
             vector, crosslang = [], []
         timings["words alone"] = time.perf_counter() - t

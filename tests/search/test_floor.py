@@ -140,3 +140,29 @@ def test_a_query_closer_to_an_everyday_subject_is_not_confident(settings, handbo
     assert retrieve(query, handbook).pages == []
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap - 0.01}"  # the control
     assert retrieve(query, handbook).pages
+
+
+def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(settings, handbook, make_page):
+    """GIVEN a page that holds most words of a question on another subject, THEN the question lists it
+    while it is only a little nearer an everyday sentence than the page (its words alone must match:
+    most of them do), and not once it is clearly nearer (then every word must be in one chunk)."""
+    from handbook.models import Page
+    from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, nearest_off_topic
+
+    page = make_page(
+        Page.objects.get(ref="remote").space,
+        "Animals in the building",
+        "# Animals in the building\n\nCats and dogs may not live in the building, guide dogs excepted.",
+    )
+    embedder = get_embedder()
+    query = "how long do cats and dogs live"
+    vector = embedder.embed_query(query)
+    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
+    gap = (1.0 - hits[0].vector_distance) - nearest_off_topic(vector, embedder)
+    confident = 1.0 - hits[0].vector_distance - 0.01  # the nearest chunk clears it: only the margin decides
+    a_little = gap + 0.005  # not confident, not clearly off topic: most of the words suffice
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{a_little}"
+    assert page.pk in [p.page_id for p in retrieve(query, handbook).pages]
+    clearly = gap + CLEARLY_OFF_TOPIC + 0.005  # "long" is in no chunk
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{clearly}"
+    assert retrieve(query, handbook).pages == []

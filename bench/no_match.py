@@ -452,6 +452,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--partial", action="store_true", help="also corpora still loading (indexed pages only)")
     args = parser.parse_args(argv)
     common.setup(migrate=False)
+    common.refresh_index_statistics()  # as the sweep keeps them: IDF, and the vocabulary typos are corrected from
     runs = users_and_queries(args.partial)
     out: dict[str, Any] = {}
     if args.off_topic_only:

@@ -33,6 +33,7 @@ TYPO_FILE = Path(__file__).resolve().parent / "data" / "typo_queries.jsonl"
 
 def main(argv: Sequence[str] | None = None) -> None:
     common.setup(migrate=False)
+    common.refresh_index_statistics()  # as the sweep keeps them: IDF, and the vocabulary typos are corrected from
     from bench.no_match import indexed_refs, loaded_corpora
     from core.text import fold_accents
     from handbook.models import Page

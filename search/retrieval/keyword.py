@@ -189,9 +189,15 @@ def translated_keyword_leg(
         if filters.language and filters.language != target:
             continue  # the user asked for another language's pages only
         partition = Filters(space=filters.space, language=target)
-        hits += keyword_leg(
-            parse_query(text), visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=min_coverage
-        )
+        translated = parse_query(text)
+        least = min_coverage
+        if least and len(translated.terms) < len(parsed.terms):
+            # A word with no translation is missing from every page in that language, not absent from the
+            # query: "capital of australia" -> "capitale" alone would hold all of the translated words.
+            least = least * len(parsed.terms) / max(1, len(translated.terms))
+            if least > 1.0:
+                continue
+        hits += keyword_leg(translated, visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=least)
     return hits
 
 

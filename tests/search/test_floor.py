@@ -166,3 +166,25 @@ def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(set
     clearly = gap + CLEARLY_OFF_TOPIC + 0.005  # "long" is in no chunk
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{clearly}"
     assert retrieve(query, handbook).pages == []
+
+
+def test_a_word_left_untranslated_counts_as_missing_when_the_words_alone_must_match(handbook, monkeypatch):
+    """GIVEN a query whose translation keeps only one of its words THEN, when its words alone must match,
+    that one word is not "most of the query" in the other language ("capital of australia" ->
+    "capitale"), while a translation of every word still finds the page, and without that requirement
+    the one word does too."""
+    from handbook.models import Page
+    from search.retrieval import keyword
+    from search.retrieval.query import parse_query
+
+    teletravail = Page.objects.get(ref="teletravail").pk
+    ids = visible_page_ids(handbook)
+    query = parse_query("remote work two days per week")
+
+    def pages(translation: str, least: float | None) -> list[int]:
+        monkeypatch.setattr(keyword, "query_translations", lambda *a, **k: {"fr": translation})
+        return [h.page_id for h in keyword.translated_keyword_leg(query, "en", ids, Filters(), min_coverage=least)]
+
+    assert pages("télétravail", None) == [teletravail]
+    assert pages("télétravail", 0.6) == []
+    assert pages("télétravail possible deux jours par semaine", 0.6) == [teletravail]

@@ -9,7 +9,6 @@ its markup as written (the chunk text holds that markup, so a unit can be found 
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -79,7 +78,7 @@ def table_rows(markup: str) -> list[HtmlRow]:
         parser = _Cells()
         parser.feed(match.group(0))
         parser.close()
-        cells = tuple(" ".join(html.unescape(c).split()) for c in parser.cells)
+        cells = tuple(" ".join(c.split()) for c in parser.cells)  # the parser has decoded the entities once
         if not any(cells):
             continue
         in_head = head is not None and head.start() <= match.start() < head.end()

@@ -168,6 +168,17 @@ def keyword_leg(
     return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1, coverage=float(r[2])) for i, r in enumerate(rows)]
 
 
+def translated_coverage(least: float | None, typed: int, translated: int) -> float | None:
+    """The share of a translated query's words a hit must hold for ``least`` of the ``typed`` words.
+
+    A word with no translation is missing from every page in that language, not absent from the
+    query: "capital of australia" -> "capitale" alone would otherwise hold all of the translated words.
+    Above 1.0, no hit can."""
+    if not least or translated >= typed:
+        return least
+    return least * typed / max(1, translated)
+
+
 def translated_keyword_leg(
     parsed: ParsedQuery,
     query_language: str,
@@ -190,13 +201,9 @@ def translated_keyword_leg(
             continue  # the user asked for another language's pages only
         partition = Filters(space=filters.space, language=target)
         translated = parse_query(text)
-        least = min_coverage
-        if least and len(translated.terms) < len(parsed.terms):
-            # A word with no translation is missing from every page in that language, not absent from the
-            # query: "capital of australia" -> "capitale" alone would hold all of the translated words.
-            least = least * len(parsed.terms) / max(1, len(translated.terms))
-            if least > 1.0:
-                continue
+        least = translated_coverage(min_coverage, len(parsed.terms), len(translated.terms))
+        if least is not None and least > 1.0:
+            continue  # too few of the words have a translation for any page to hold enough of them
         hits += keyword_leg(translated, visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=least)
     return hits
 

@@ -188,3 +188,14 @@ def test_a_word_left_untranslated_counts_as_missing_when_the_words_alone_must_ma
     assert pages("télétravail", None) == [teletravail]
     assert pages("télétravail", 0.6) == []
     assert pages("télétravail possible deux jours par semaine", 0.6) == [teletravail]
+
+
+def test_a_word_only_the_other_language_s_pages_hold_finds_them_through_its_translation(handbook, monkeypatch):
+    """GIVEN "telework", which no page holds (the English page says "remote work") THEN its translation
+    finds the French page: a word of another language is a word, whatever the pages of its own hold."""
+    from handbook.models import Page
+    from search.retrieval import keyword
+
+    monkeypatch.setattr(keyword, "query_translations", lambda *a, **k: {"fr": "télétravail"})
+    found = [p.page_id for p in retrieve("telework", handbook).pages]
+    assert Page.objects.get(ref="teletravail").pk in found

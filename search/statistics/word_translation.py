@@ -44,6 +44,7 @@ from core.lru import MISSING, Lru
 from core.text import STOPWORDS, words
 from search.indexing.embedders import Embedder
 from search.statistics.scopes import EVERYTHING, Reader
+from search.statistics.word_shape import looks_like_a_word, vocabulary_triples
 
 logger = logging.getLogger(__name__)
 
@@ -228,6 +229,7 @@ class _ReaderView:
     usable: np.ndarray  # bool per row
     mean: np.ndarray
     norms: np.ndarray  # |v - mean| per row
+    triples: frozenset[str] = frozenset()  # letter triples of the usable words (search/statistics/word_shape.py)
 
 
 _tables: dict[tuple[str, str], tuple[int, _Table | None]] = {}
@@ -291,7 +293,8 @@ def _reader_view(table: _Table, reader: Reader, cache_key: tuple[str, str, int, 
         mean = table.vectors[usable].mean(axis=0)
         # |v - m|² = |v|² - 2 v·m + |m|²: the centred norms without a centred copy of the table.
         norms = np.sqrt(np.maximum(table.sqnorm - 2 * (table.vectors @ mean) + float(mean @ mean), 0.0))
-        view = _ReaderView(usable, mean, np.where(norms == 0, 1.0, norms))
+        known = vocabulary_triples(w for w, ok in zip(table.words, usable, strict=True) if ok)
+        view = _ReaderView(usable, mean, np.where(norms == 0, 1.0, norms), known)
     _views.put(cache_key, view)
     return view
 
@@ -328,7 +331,7 @@ def translate_words(
         return None  # never built for this model (one-language handbook, or the sweep hasn't run yet)
     stamp = version["stamp"]
     material = f"{embedder.model_name}\n{stamp}\n{reader.key}\n{owner}\n{target}\n{' '.join(query_words)}"
-    key = "lexicon:tr:v2:" + hashlib.sha256(material.encode()).hexdigest()
+    key = "lexicon:tr:v3:" + hashlib.sha256(material.encode()).hexdigest()
     try:
         cached = cache.get(key)
     except Exception:
@@ -348,6 +351,19 @@ def translate_words(
     # embedded, so a word found only in hidden pages costs the same as one found nowhere.
     rows = [source_table.index.get(w) for w in query_words]
     rows = [row if row is not None and source_view.usable[row] else None for row in rows]
+    # A string no page of either language holds and that is not shaped like a word (a keyboard mash,
+    # a code) has no translation: the nearest word would only be spelt alike ("zzzz" -> "xyz").
+    kept = [
+        (w, row)
+        for w, row in zip(query_words, rows, strict=True)
+        if row is not None
+        or _usable(target_table, target_view, w)
+        or looks_like_a_word(w, source_view.triples, target_view.triples)
+    ]
+    if not kept:
+        _remember(key, "")
+        return None
+    query_words, rows = [w for w, _ in kept], [row for _, row in kept]
     missing = [w for w, row in zip(query_words, rows, strict=True) if row is None]
     embedded = dict(zip(missing, embedder.embed_queries(missing), strict=True)) if missing else {}
     units = _unit(
@@ -365,8 +381,17 @@ def translate_words(
     best = similarities.argmax(axis=1)
     picked = [target_table.words[j] for i, j in enumerate(best) if similarities[i, j] >= MIN_SIMILARITY]
     translation = " ".join(dict.fromkeys(picked))
+    _remember(key, translation)
+    return translation or None
+
+
+def _usable(table: _Table, view: _ReaderView, word: str) -> bool:
+    row = table.index.get(word)
+    return row is not None and bool(view.usable[row])
+
+
+def _remember(key: str, translation: str) -> None:
     try:
         cache.set(key, translation, TRANSLATION_TTL_S)
     except Exception:
         logger.warning("translation cache unavailable")
-    return translation or None

@@ -135,3 +135,20 @@ def test_index_status_page_reports_the_vocabulary(client, bilingual, make_user):
     counts = lexicon_build()
     page = client.get(url).content.decode()
     assert f"en: {counts['en']}, fr: {counts['fr']}" in page
+
+
+@pytest.mark.django_db
+def test_a_keyboard_mash_gets_no_translation_and_finds_nothing(bilingual, make_space, make_page):
+    """GIVEN "zzzz" or "optdq", held by no page THEN no word spelt alike ("xyz", "opt") stands in for
+    them: nothing is found, while a real word held only by the other language's pages still is."""
+    _pages, bob, _carol = bilingual
+    formats = "# Formats\n\nLes fichiers xyz et les options opt sont acceptés ; le code w3c aussi."
+    make_page(make_space("formats", viewers=("staff",)), "Formats", formats, language="fr", ref="formats")
+    lexicon_build()
+    from search.indexing.model_switch import query_embedder
+
+    embedder = query_embedder()
+    for mash in ("zzzz", "optdq", "wq0x3"):
+        assert lexicon.translate_words(mash, "en", "fr", embedder) is None
+        assert _keyword_refs(mash, bob) == []
+    assert lexicon.translate_words("canteen", "en", "fr", embedder) == "cantine"

@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+import nh3
+
 from core.lru import Lru
 from core.text import split_sentences
 from handbook.html_tables import has_table, split_tables
@@ -37,7 +39,7 @@ __all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units
 
 # Bumped whenever the rule that cuts a page into units changes: stored unit vectors are marked with
 # it (``search/indexing/unit_vectors.py``), so the sweep stores the new units of every page once.
-RULES_VERSION = 2
+RULES_VERSION = 3
 MAX_LEAD_WORDS = 30  # a longer introduction is quoted as its own sentence, not before every item
 MAX_ITEM_WORDS = 60  # a longer list item is split into sentences
 NAVIGATION_LINK_SHARE = 0.6  # a line made mostly of link text is navigation
@@ -95,6 +97,19 @@ _COMMAND_RE = re.compile(
 )
 _WORD_RE = re.compile(r"\w+")
 _TAG_RE = re.compile(r"</?[a-zA-Z][^<>]*>")
+# HTML written in the Markdown (``<summary>``, ``<mark style=…>``, an anchor ``<a id=…></a>``) is
+# layout, not words: the reader is shown the text without it. Only HTML element names count, so a
+# placeholder such as ``<nom_de_la_liste>`` in a command's description stays.
+_ELEMENTS = "|".join(
+    sorted(
+        nh3.ALLOWED_TAGS | {"button", "font", "iframe", "input", "label", "main", "section", "script", "style", "svg"}
+    )
+)
+_HTML_RE = re.compile(
+    rf"<!--.*?(?:-->|$)"  # a comment, closed or cut off by the sentence's end
+    rf"|</?(?:{_ELEMENTS})(?:[\s/][^<>]*)?(?:>|$)",  # a tag, closed or cut off
+    re.IGNORECASE | re.DOTALL,
+)
 _BREAK_RE = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)  # a line break typed in a table cell
 
 
@@ -128,6 +143,13 @@ def _is_navigation(text: str, link_chars: int) -> bool:
 
 def _is_code(text: str, code_chars: int) -> bool:
     return bool(_COMMAND_RE.match(text)) or (code_chars > 0 and code_chars >= 0.7 * len(text))
+
+
+def without_markup(text: str) -> str:
+    """The text as a reader sees it: HTML tags and comments written in the Markdown left out."""
+    if "<" not in text:
+        return text
+    return " ".join(_HTML_RE.sub(" ", text).split())
 
 
 def _is_markup(text: str) -> bool:
@@ -169,7 +191,7 @@ class _Walker:
         cells: tuple[str, ...] = (),
         header: tuple[str, ...] = (),
     ) -> None:
-        text, source = _BREAK_RE.sub(" ", text).strip(), source.strip()
+        text, source = without_markup(_BREAK_RE.sub(" ", text)).strip(), source.strip()
         if _is_markup(text):
             return
         if self.path and _POINTER_HEADING_RE.match(self.path[-1][1]):
@@ -354,7 +376,10 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
         for sentence in split_sentences(piece):
             if "\n" in sentence or _is_code(sentence, 0) or _is_markup(sentence):
                 continue
-            units.append(Unit(sentence, "sentence", anchor, heading, sentence, is_filler(sentence), False, len(units)))
+            shown = without_markup(sentence)
+            if not _WORD_RE.search(shown):
+                continue
+            units.append(Unit(shown, "sentence", anchor, heading, sentence, is_filler(shown), False, len(units)))
     return units
 
 

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from core.text import content_words, words
-from handbook.answer_units import Unit, passage_units
+from handbook.answer_units import Unit, passage_units, without_markup
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage
 from search.ask.unit_embeddings import unit_vectors
@@ -362,11 +362,11 @@ def _quotes(chosen: list[_Candidate]) -> list[Quote]:
     quotes: list[Quote] = []
     leads: set[str] = set()
     for c in chosen:
-        text = c.unit.text
-        if c.unit.kind == "item" and text != c.unit.source and text.endswith(c.unit.source):
-            lead = text[: len(text) - len(c.unit.source)]
+        text, item = c.unit.text, without_markup(c.unit.source)
+        if c.unit.kind == "item" and text != item and text.endswith(item):
+            lead = text[: len(text) - len(item)]
             if lead in leads:
-                text = c.unit.source
+                text = item
             leads.add(lead)
         quotes.append(Quote(_cap(text), c.passage, c.score, c.unit.kind, c.similarity))
     return quotes

@@ -161,3 +161,27 @@ def test_line_breaks_typed_in_table_cells_are_not_quoted() -> None:
     markdown = "## Risques\n\n| Question | Réponse |\n|---|---|\n| Échec ?<br>- plan B | Oui<br/>toujours |\n"
     (row,) = [u for u in page_units(markdown) if u.kind == "row"]
     assert row.text == "Risques — Question: Échec ? - plan B; Réponse: Oui toujours"
+
+
+def test_html_written_in_the_markdown_is_left_out_of_what_is_quoted() -> None:
+    page = (
+        "# Ségur\n\n"
+        "<details>\n<summary>Y a-t-il une crèche à Ségur ?</summary>\n\n"
+        "Non, mais une salle d'allaitement.\n\n</details>\n\n"
+        "## Aller plus loin\n\n"
+        '<!-- prettier-ignore --> Les offres <a href="#offres" id="offres"></a> sont en ligne chaque lundi.\n\n'
+        "Pour rejoindre une liste : `@betabot /emails join` suivi de <nom_de_la_liste>, puis valider.\n"
+    )
+    texts = [u.text for u in page_units(page)]
+    assert "Y a-t-il une crèche à Ségur ?" in texts
+    assert "Les offres sont en ligne chaque lundi." in texts
+    assert not any("<" in t and ("summary" in t or "href" in t or "!--" in t) for t in texts)
+    # A placeholder written between angle brackets is words, not markup.
+    assert any("<nom_de_la_liste>" in t for t in texts)
+    # Each unit still names the text its chunk holds, tags included, so its passage finds it.
+    offres = next(u for u in page_units(page) if u.text.startswith("Les offres"))
+    assert 'id="offres"' in offres.source
+    # What a plain-text chunk is cut into is shown without its tags too.
+    assert [u.text for u in sentence_units('<mark style="color:pink">Indiquer ici le besoin.</mark>')] == [
+        "Indiquer ici le besoin."
+    ]

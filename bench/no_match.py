@@ -121,8 +121,6 @@ class Lists:
     text: str
     shares_words: bool  # made of the readable pages' words (search.retrieval.relevance.shares_words)
     off_topic_gap: float | None = None  # nearest chunk's similarity minus nearest everyday sentence's
-    typed_terms: int = 0  # the query's words, and how many its translation kept (fewest over languages)
-    translated_terms: int = 0
 
 
 def capture(text: str, user: Any) -> Lists:
@@ -150,14 +148,6 @@ def capture(text: str, user: Any) -> Lists:
     if vector and result.query_vector is not None and result.embedder is not None:
         nearest = 1.0 - (vector[0].vector_distance or 0.0)
         gap = nearest - nearest_off_topic(result.query_vector, result.embedder)
-    from search.retrieval.query import parse_query
-    from search.retrieval.query_translation import query_translations
-    from search.statistics.scopes import reader_of
-
-    translations = query_translations(
-        text, result.query_language, result.embedder, reader=reader_of(user), owner=getattr(user, "pk", None)
-    )
-    typed = len(result.query.terms)
     return Lists(
         keyword=keyword,
         vector=seen.get("vector", []),
@@ -167,8 +157,6 @@ def capture(text: str, user: Any) -> Lists:
         text=result.query.raw,
         shares_words=relevance.shares_words(result.query.terms, bool(keyword or translated)),
         off_topic_gap=gap,
-        typed_terms=typed,
-        translated_terms=min((len(parse_query(t).terms) for t in translations.values()), default=typed),
     )
 
 
@@ -182,9 +170,9 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
     off_topic: float | None = None,
 ) -> list[int]:
     """The page ids ``retrieve`` gives with these floors, from the lists it fused without them."""
-    from search.retrieval.fusion import answer_elsewhere, fuse
+    from search.retrieval.fusion import answer_elsewhere, fuse, without_weak_translations
     from search.retrieval.hits import ChunkHit
-    from search.retrieval.keyword import translated_coverage
+    from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
     from search.retrieval.off_topic import CLEARLY_OFF_TOPIC
 
     vector = [h for h in lists.vector if 1.0 - (h.vector_distance or 0.0) >= plain]
@@ -206,12 +194,14 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
             ChunkHit(h.chunk_id, h.page_id, keyword_rank=i + 1)
             for i, h in enumerate(h for h in lists.keyword if (h.coverage or 0.0) >= alone - 1e-9)
         ]
-        least = translated_coverage(alone, lists.typed_terms, lists.translated_terms) or 0.0
-        translated = [h for h in lists.translated if (h.coverage or 0.0) >= least - 1e-9]
+        # A translated hit's coverage counts the words asked (a word left untranslated is missing).
+        translated = [h for h in lists.translated if (h.coverage or 0.0) >= alone - 1e-9]
         if not keyword and not translated:
             return []
     weight = 0.0 if answer_elsewhere(crosslang, lists.query_language, lists.text) else None
     pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=weight)
+    if translated and lists.vector:
+        pages = without_weak_translations(pages, KEYWORD_ALONE_COVERAGE)
     return [p.page_id for p in pages]
 
 

@@ -72,3 +72,22 @@ def fuse(
     pages = [PageHit(page_id=pid, score=hits[0].score, chunks=hits) for pid, hits in by_page.items()]
     pages.sort(key=lambda p: (-p.score, p.page_id))
     return pages
+
+
+def without_weak_translations(pages: list[PageHit], least: float) -> list[PageHit]:
+    """The pages, less those that only the translated list found and that hold less than ``least`` of
+    the question's words through it.
+
+    A word-by-word translation is noisy ("frais" -> "fair", "prévenir" -> "prevent"): one translated
+    word of four found in a page is not a match. A page that is truly close in meaning is found by
+    the vector lists too, so this applies only when they ran (``retrieve``); without vectors the
+    translation is the only way to the other language's pages and keeps its lenience.
+    """
+    return [
+        page
+        for page in pages
+        if any(
+            c.keyword_rank is not None or c.vector_rank is not None or c.crosslang_rank is not None for c in page.chunks
+        )
+        or max((c.coverage or 0.0) for c in page.chunks) >= least
+    ]

@@ -204,7 +204,13 @@ def translated_keyword_leg(
         least = translated_coverage(min_coverage, len(parsed.terms), len(translated.terms))
         if least is not None and least > 1.0:
             continue  # too few of the words have a translation for any page to hold enough of them
-        hits += keyword_leg(translated, visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=least)
+        found = keyword_leg(translated, visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=least)
+        # Coverage as a share of the words asked: a word left untranslated is missing from every hit.
+        share = min(1.0, len(translated.terms) / max(1, len(parsed.terms)))
+        for hit in found:
+            if hit.coverage is not None:
+                hit.coverage *= share
+        hits += found
     return hits
 
 

@@ -199,3 +199,26 @@ def test_a_word_only_the_other_language_s_pages_hold_finds_them_through_its_tran
     monkeypatch.setattr(keyword, "query_translations", lambda *a, **k: {"fr": "télétravail"})
     found = [p.page_id for p in retrieve("telework", handbook).pages]
     assert Page.objects.get(ref="teletravail").pk in found
+
+
+def test_a_page_only_the_translation_found_needs_most_of_the_words_when_meaning_was_searched(handbook, monkeypatch):
+    """GIVEN a translated list's hit whose page no other list found THEN, with the vector lists run, it
+    is a result only when it holds most of the question's words through the translation (one word
+    of four translated and found is noise: "frais" -> "fair"); a page another list found stays, and a
+    translated hit's coverage counts the words asked, a word left untranslated being missing."""
+    from search.retrieval import keyword
+    from search.retrieval.fusion import without_weak_translations
+    from search.retrieval.hits import ChunkHit, PageHit
+    from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
+    from search.retrieval.query import parse_query
+
+    weak = PageHit(1, 0.5, [ChunkHit(10, 1, translated_rank=1, coverage=0.25)])
+    strong = PageHit(2, 0.4, [ChunkHit(20, 2, translated_rank=2, coverage=0.75)])
+    seen = PageHit(3, 0.3, [ChunkHit(30, 3, translated_rank=3, vector_rank=1, coverage=0.25)])
+    kept = without_weak_translations([weak, strong, seen], KEYWORD_ALONE_COVERAGE)
+    assert [p.page_id for p in kept] == [2, 3]
+
+    monkeypatch.setattr(keyword, "query_translations", lambda *a, **k: {"fr": "télétravail"})
+    query = parse_query("remote work two days per week")
+    hits = keyword.translated_keyword_leg(query, "en", visible_page_ids(handbook), Filters())
+    assert hits and all(h.coverage is not None and h.coverage <= 1 / len(query.terms) + 1e-9 for h in hits)

@@ -170,7 +170,7 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
     off_topic: float | None = None,
 ) -> list[int]:
     """The page ids ``retrieve`` gives with these floors, from the lists it fused without them."""
-    from search.retrieval.fusion import answer_elsewhere, fuse, without_weak_translations
+    from search.retrieval.fusion import answer_elsewhere, fuse, without_weak_word_matches
     from search.retrieval.hits import ChunkHit
     from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
     from search.retrieval.off_topic import CLEARLY_OFF_TOPIC
@@ -200,8 +200,8 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
             return []
     weight = 0.0 if answer_elsewhere(crosslang, lists.query_language, lists.text) else None
     pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=weight)
-    if translated and lists.vector:
-        pages = without_weak_translations(pages, KEYWORD_ALONE_COVERAGE)
+    if vector or crosslang:
+        pages = without_weak_word_matches(pages, KEYWORD_ALONE_COVERAGE)
     return [p.page_id for p in pages]
 
 
@@ -399,12 +399,16 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
             pages[q["qid"]] = [p.page_id for p in retrieve(q["query"], user).pages]
         print(f"  {name}: {len(queries)} queries in {time.perf_counter() - started:.0f} s", flush=True)
     ndcg, empty, rate = score(runs, pages, refs)
+    # The unanswerable questions are dev-handbooks.jsonl's: they are compared with that file's answerable
+    # ones (the same reader and pages), and both files' questions are given together as well.
     counts: dict[str, list[int]] = {"answerable": [], "unanswerable": []}
-    for _name, _user, queries in runs:
+    for name, _user, queries in runs:
         for q in queries:
             if q.get("no_match") or "source_qid" in q:
                 continue
-            counts["answerable" if q.get("relevant") else "unanswerable"].append(len(pages[q["qid"]]))
+            kind = "answerable" if q.get("relevant") else "unanswerable"
+            counts[kind].append(len(pages[q["qid"]]))
+            counts.setdefault(f"{name}: {kind}", []).append(len(pages[q["qid"]]))
     rows = [(k, v) for k, v in ndcg.items()]
     common.section("Served floor: nDCG@10 per corpus", common.md_table(("file corpus", "nDCG@10"), rows))
     dist_rows = [
@@ -421,7 +425,7 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
         if values
     ]
     common.section(
-        "Served floor: results per dev question (dev.jsonl + dev-handbooks.jsonl)",
+        "Served floor: results per dev question (dev.jsonl + dev-handbooks.jsonl, then each file)",
         common.md_table(("questions", "n", "no result", "p25", "median", "p75", "mean"), dist_rows),
     )
     second = second_set_share(runs, pages)

@@ -74,20 +74,18 @@ def fuse(
     return pages
 
 
-def without_weak_translations(pages: list[PageHit], least: float) -> list[PageHit]:
-    """The pages, less those that only the translated list found and that hold less than ``least`` of
-    the question's words through it.
+def without_weak_word_matches(pages: list[PageHit], least: float) -> list[PageHit]:
+    """The pages, less those that only the word lists (typed or translated) found and that hold less
+    than ``least`` of the question's words.
 
-    A word-by-word translation is noisy ("frais" -> "fair", "prévenir" -> "prevent"): one translated
-    word of four found in a page is not a match. A page that is truly close in meaning is found by
-    the vector lists too, so this applies only when they ran (``retrieve``); without vectors the
-    translation is the only way to the other language's pages and keeps its lenience.
+    With the meaning lists run, a result is a page close in meaning or one that holds most of the
+    question's words: one common word of four ("budget" in "team offsite budget") is not a match,
+    and a word-by-word translation is noisy ("frais" -> "fair"). ``retrieve`` applies it only when the
+    vector lists found something; without vectors the words are the only way to a page.
     """
     return [
         page
         for page in pages
-        if any(
-            c.keyword_rank is not None or c.vector_rank is not None or c.crosslang_rank is not None for c in page.chunks
-        )
-        or max((c.coverage or 0.0) for c in page.chunks) >= least
+        if any(c.vector_rank is not None or c.crosslang_rank is not None for c in page.chunks)
+        or max((c.coverage or 0.0) for c in page.chunks) >= least - 1e-9
     ]

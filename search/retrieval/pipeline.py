@@ -18,7 +18,7 @@ from core.text import detect_language
 from search.indexing.model_switch import query_embedder
 from search.retrieval import parallel
 from search.retrieval.crosslang import centred_query, merge_partitions, partition_leg
-from search.retrieval.fusion import answer_elsewhere, fuse, without_weak_translations
+from search.retrieval.fusion import answer_elsewhere, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
 from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, nearest_off_topic
@@ -199,8 +199,8 @@ def retrieve(
     t = time.perf_counter()
     vector_weight = 0.0 if answer_elsewhere(crosslang, query_language, parsed.raw) else None
     pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=vector_weight)
-    if translated and embedding is not None:
-        pages = without_weak_translations(pages, KEYWORD_ALONE_COVERAGE)
+    if vector or crosslang:
+        pages = without_weak_word_matches(pages, KEYWORD_ALONE_COVERAGE)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(

@@ -201,22 +201,26 @@ def test_a_word_only_the_other_language_s_pages_hold_finds_them_through_its_tran
     assert Page.objects.get(ref="teletravail").pk in found
 
 
-def test_a_page_only_the_translation_found_needs_most_of_the_words_when_meaning_was_searched(handbook, monkeypatch):
-    """GIVEN a translated list's hit whose page no other list found THEN, with the vector lists run, it
-    is a result only when it holds most of the question's words through the translation (one word
-    of four translated and found is noise: "frais" -> "fair"); a page another list found stays, and a
-    translated hit's coverage counts the words asked, a word left untranslated being missing."""
+def test_a_page_only_the_words_found_needs_most_of_them_when_meaning_was_searched(handbook, monkeypatch):
+    """GIVEN pages that only the word lists found (typed words or their translation) THEN, with the
+    vector lists run, each is a result only when it holds most of the question's words (one common
+    word of four, or one translated word of four, is not a match); a page a vector list found stays,
+    and a translated hit's coverage counts the words asked, a word left untranslated being missing."""
     from search.retrieval import keyword
-    from search.retrieval.fusion import without_weak_translations
+    from search.retrieval.fusion import without_weak_word_matches
     from search.retrieval.hits import ChunkHit, PageHit
     from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
     from search.retrieval.query import parse_query
 
-    weak = PageHit(1, 0.5, [ChunkHit(10, 1, translated_rank=1, coverage=0.25)])
-    strong = PageHit(2, 0.4, [ChunkHit(20, 2, translated_rank=2, coverage=0.75)])
-    seen = PageHit(3, 0.3, [ChunkHit(30, 3, translated_rank=3, vector_rank=1, coverage=0.25)])
-    kept = without_weak_translations([weak, strong, seen], KEYWORD_ALONE_COVERAGE)
-    assert [p.page_id for p in kept] == [2, 3]
+    weak_words = PageHit(1, 0.5, [ChunkHit(10, 1, keyword_rank=1, coverage=0.25)])
+    weak_translation = PageHit(2, 0.5, [ChunkHit(20, 2, translated_rank=1, coverage=0.25)])
+    most = PageHit(
+        3, 0.4, [ChunkHit(30, 3, keyword_rank=2, coverage=0.25), ChunkHit(31, 3, translated_rank=2, coverage=0.75)]
+    )
+    close = PageHit(4, 0.3, [ChunkHit(40, 4, keyword_rank=3, vector_rank=1, coverage=0.25)])
+    centred = PageHit(5, 0.2, [ChunkHit(50, 5, crosslang_rank=1)])
+    kept = without_weak_word_matches([weak_words, weak_translation, most, close, centred], KEYWORD_ALONE_COVERAGE)
+    assert [p.page_id for p in kept] == [3, 4, 5]
 
     monkeypatch.setattr(keyword, "query_translations", lambda *a, **k: {"fr": "télétravail"})
     query = parse_query("remote work two days per week")

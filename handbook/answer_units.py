@@ -28,11 +28,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-import nh3
-
 from core.lru import Lru
 from core.text import split_sentences
 from handbook.html_tables import has_table, split_tables
+from handbook.inline_html import is_markup, without_markup, without_typed_breaks
 from handbook.markdown import parse_tokens
 
 __all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units", "sentence_units"]
@@ -96,21 +95,6 @@ _COMMAND_RE = re.compile(
     r"python3|ssh|scp|chmod|wg-quick)\s)"
 )
 _WORD_RE = re.compile(r"\w+")
-_TAG_RE = re.compile(r"</?[a-zA-Z][^<>]*>")
-# HTML written in the Markdown (``<summary>``, ``<mark style=…>``, an anchor ``<a id=…></a>``) is
-# layout, not words: the reader is shown the text without it. Only HTML element names count, so a
-# placeholder such as ``<nom_de_la_liste>`` in a command's description stays.
-_ELEMENTS = "|".join(
-    sorted(
-        nh3.ALLOWED_TAGS | {"button", "font", "iframe", "input", "label", "main", "section", "script", "style", "svg"}
-    )
-)
-_HTML_RE = re.compile(
-    rf"<!--.*?(?:-->|$)"  # a comment, closed or cut off by the sentence's end
-    rf"|</?(?:{_ELEMENTS})(?:[\s/][^<>]*)?(?:>|$)",  # a tag, closed or cut off
-    re.IGNORECASE | re.DOTALL,
-)
-_BREAK_RE = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)  # a line break typed in a table cell
 
 
 def _inline(token: Any) -> tuple[str, int, int]:
@@ -143,18 +127,6 @@ def _is_navigation(text: str, link_chars: int) -> bool:
 
 def _is_code(text: str, code_chars: int) -> bool:
     return bool(_COMMAND_RE.match(text)) or (code_chars > 0 and code_chars >= 0.7 * len(text))
-
-
-def without_markup(text: str) -> str:
-    """The text as a reader sees it: HTML tags and comments written in the Markdown left out."""
-    if "<" not in text:
-        return text
-    return " ".join(_HTML_RE.sub(" ", text).split())
-
-
-def _is_markup(text: str) -> bool:
-    """Nothing but HTML tags (``<div class="…">``): not a statement."""
-    return not _WORD_RE.search(_TAG_RE.sub(" ", text))
 
 
 def is_filler(text: str) -> bool:
@@ -191,8 +163,8 @@ class _Walker:
         cells: tuple[str, ...] = (),
         header: tuple[str, ...] = (),
     ) -> None:
-        text, source = without_markup(_BREAK_RE.sub(" ", text)).strip(), source.strip()
-        if _is_markup(text):
+        text, source = without_markup(without_typed_breaks(text)).strip(), source.strip()
+        if is_markup(text):
             return
         if self.path and _POINTER_HEADING_RE.match(self.path[-1][1]):
             filler = True
@@ -374,7 +346,7 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
                 units.append(Unit(cells, "row", anchor, heading, row.source, False, False, len(units), row.cells))
             continue
         for sentence in split_sentences(piece):
-            if "\n" in sentence or _is_code(sentence, 0) or _is_markup(sentence):
+            if "\n" in sentence or _is_code(sentence, 0) or is_markup(sentence):
                 continue
             shown = without_markup(sentence)
             if not _WORD_RE.search(shown):

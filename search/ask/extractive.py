@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from core.text import content_words, words
-from handbook.answer_units import Unit, passage_units, without_markup
+from handbook.answer_units import Unit, passage_units
+from handbook.inline_html import without_markup
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage
 from search.ask.unit_embeddings import unit_vectors

@@ -54,6 +54,19 @@ def _fast_password_hasher(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _one_rate_limit_window(monkeypatch):  # type: ignore[no-untyped-def]
+    """Rate limits count in fixed windows (``core/ratelimit.py``): a test that makes N calls under an
+    N/m limit would see its count reset if a minute started between two of them. Each test counts in
+    the one window it started in."""
+    from types import SimpleNamespace
+
+    from core import ratelimit
+
+    now = ratelimit.time.time()
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: now))
+
+
 # --- Celery: eager unless a test asks for a real worker -------------------------
 
 

@@ -89,3 +89,8 @@ def without_weak_word_matches(pages: list[PageHit], least: float) -> list[PageHi
         if any(c.vector_rank is not None or c.crosslang_rank is not None for c in page.chunks)
         or max((c.coverage or 0.0) for c in page.chunks) >= least - 1e-9
     ]
+
+
+def found_by_words(pages: list[PageHit]) -> list[PageHit]:
+    """The pages that a word list (the typed words or their translation) found."""
+    return [p for p in pages if any(c.keyword_rank is not None or c.translated_rank is not None for c in p.chunks)]

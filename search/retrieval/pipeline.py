@@ -18,7 +18,7 @@ from core.text import detect_language
 from search.indexing.model_switch import query_embedder
 from search.retrieval import parallel
 from search.retrieval.crosslang import centred_query, merge_partitions, partition_leg
-from search.retrieval.fusion import answer_elsewhere, fuse, without_weak_word_matches
+from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
 from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, nearest_off_topic
@@ -181,7 +181,8 @@ def retrieve(
         confident = confident and gap >= floor.off_topic_margin
         if gap < floor.off_topic_margin - CLEARLY_OFF_TOPIC:
             alone = 1.0  # clearly about something else: one chunk must hold every word ("jump start a car")
-    if embedding is not None and least > -1.0 and not confident:
+    words_carry = embedding is not None and least > -1.0 and not confident
+    if words_carry:
         # Nothing is clearly close in meaning: the words must carry the match, each listed chunk
         # holding most of the query's words, or one common word of an unrelated question ("temps"
         # in "temps de cuisson d'un gigot") would be a match. With no such chunk, nothing matches.
@@ -199,7 +200,11 @@ def retrieve(
     t = time.perf_counter()
     vector_weight = 0.0 if answer_elsewhere(crosslang, query_language, parsed.raw) else None
     pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=vector_weight)
-    if vector or crosslang:
+    if words_carry:
+        # The meaning lists still rank, but only pages the words matched are results: a page merely
+        # near in meaning to a query that means nothing here is not one ("how to jump start a car").
+        pages = found_by_words(pages)
+    elif vector or crosslang:
         pages = without_weak_word_matches(pages, KEYWORD_ALONE_COVERAGE)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started

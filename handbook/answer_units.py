@@ -94,7 +94,6 @@ _COMMAND_RE = re.compile(
     r"^\s*(?:\$\s|#!|(?:sudo|npm|npx|pip|pip3|git|curl|wget|docker|kubectl|brew|apt|apt-get|yarn|"
     r"python3|ssh|scp|chmod|wg-quick)\s)"
 )
-_WORD_RE = re.compile(r"\w+")
 
 
 def _inline(token: Any) -> tuple[str, int, int]:
@@ -346,10 +345,8 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
                 units.append(Unit(cells, "row", anchor, heading, row.source, False, False, len(units), row.cells))
             continue
         for sentence in split_sentences(piece):
-            if "\n" in sentence or _is_code(sentence, 0) or is_markup(sentence):
-                continue
             shown = without_markup(sentence)
-            if not _WORD_RE.search(shown):
+            if "\n" in sentence or _is_code(sentence, 0) or is_markup(shown):
                 continue
             units.append(Unit(shown, "sentence", anchor, heading, sentence, is_filler(shown), False, len(units)))
     return units

@@ -168,17 +168,6 @@ def keyword_leg(
     return [ChunkHit(chunk_id=r[0], page_id=r[1], keyword_rank=i + 1, coverage=float(r[2])) for i, r in enumerate(rows)]
 
 
-def translated_coverage(least: float | None, typed: int, translated: int) -> float | None:
-    """The share of a translated query's words a hit must hold for ``least`` of the ``typed`` words.
-
-    A word with no translation is missing from every page in that language, not absent from the
-    query: "capital of australia" -> "capitale" alone would otherwise hold all of the translated words.
-    Above 1.0, no hit can."""
-    if not least or translated >= typed:
-        return least
-    return least * typed / max(1, translated)
-
-
 def translated_keyword_leg(
     parsed: ParsedQuery,
     query_language: str,
@@ -201,12 +190,16 @@ def translated_keyword_leg(
             continue  # the user asked for another language's pages only
         partition = Filters(space=filters.space, language=target)
         translated = parse_query(text)
-        least = translated_coverage(min_coverage, len(parsed.terms), len(translated.terms))
+        # Coverage counts the words asked, not the translated ones: a word with no translation is
+        # missing from every page in that language ("capital of australia" -> "capitale" alone must not
+        # hold all of the question). ``share`` turns one into the other.
+        share = min(1.0, len(translated.terms) / max(1, len(parsed.terms)))
+        if not share:
+            continue
+        least = min_coverage / share if min_coverage else min_coverage
         if least is not None and least > 1.0:
             continue  # too few of the words have a translation for any page to hold enough of them
         found = keyword_leg(translated, visible, partition, depth, cap=TRANSLATED_CANDIDATE_CAP, min_coverage=least)
-        # Coverage as a share of the words asked: a word left untranslated is missing from every hit.
-        share = min(1.0, len(translated.terms) / max(1, len(parsed.terms)))
         for hit in found:
             if hit.coverage is not None:
                 hit.coverage *= share

@@ -41,9 +41,9 @@ def vocabulary_triples(vocabulary: Iterable[str]) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def everyday_triples() -> frozenset[str]:
     """Letter triples of the shipped everyday text: the stop words and the off-topic sentences."""
-    from search.retrieval.off_topic import SENTENCES_FILE
+    from search.retrieval.off_topic import sentences
 
-    everyday = set(words(SENTENCES_FILE.read_text(encoding="utf-8")))
+    everyday = {w for sentence in sentences() for w in words(sentence)}
     for stop in STOPWORDS.values():
         everyday |= set(stop)
     return vocabulary_triples(everyday)

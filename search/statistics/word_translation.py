@@ -349,15 +349,14 @@ def translate_words(
         return None
     # A word of the reader's own pages already has its vector in the table; any other word is
     # embedded, so a word found only in hidden pages costs the same as one found nowhere.
-    rows = [source_table.index.get(w) for w in query_words]
-    rows = [row if row is not None and source_view.usable[row] else None for row in rows]
+    rows = [_usable_row(source_table, source_view, w) for w in query_words]
     # A string no page of either language holds and that is not shaped like a word (a keyboard mash,
     # a code) has no translation: the nearest word would only be spelt alike ("zzzz" -> "xyz").
     kept = [
         (w, row)
         for w, row in zip(query_words, rows, strict=True)
         if row is not None
-        or _usable(target_table, target_view, w)
+        or _usable_row(target_table, target_view, w) is not None
         or looks_like_a_word(w, source_view.triples, target_view.triples)
     ]
     if not kept:
@@ -385,9 +384,10 @@ def translate_words(
     return translation or None
 
 
-def _usable(table: _Table, view: _ReaderView, word: str) -> bool:
+def _usable_row(table: _Table, view: _ReaderView, word: str) -> int | None:
+    """The word's row in ``table`` when the reader's pages hold it often enough, else None."""
     row = table.index.get(word)
-    return row is not None and bool(view.usable[row])
+    return row if row is not None and view.usable[row] else None
 
 
 def _remember(key: str, translation: str) -> None:

@@ -10,7 +10,8 @@ Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` a
 ``bench/data/no_match_queries.txt`` (random strings, keyboard mashes, questions
 from other domains), run as each bench user. ``bench/data/no_match_queries_second.txt`` is a
 second such set, written after the off-topic sentences and never used to choose them or the
-floors: its share with no result is reported beside the first's, never chosen on. Only corpora already loaded are
+floors, and ``no_match_queries_third.txt`` a third, written blind (without reading the sentences
+or the other sets): their shares with no result are reported beside the first's, never chosen on. Only corpora already loaded are
 used: this bench never loads any (``python -m bench.common load`` does).
 
 Grid: every query is retrieved once through ``search.retrieval.pipeline.retrieve`` with
@@ -43,7 +44,11 @@ if __package__ != "bench":
 from bench import common  # noqa: E402
 
 NO_MATCH_FILE = Path(__file__).resolve().parent / "data" / "no_match_queries.txt"
-SECOND_NO_MATCH_FILE = NO_MATCH_FILE.with_name("no_match_queries_second.txt")
+# Held-out sets: reported, never chosen on.
+HELD_OUT_FILES = {
+    "second": NO_MATCH_FILE.with_name("no_match_queries_second.txt"),
+    "third": NO_MATCH_FILE.with_name("no_match_queries_third.txt"),
+}
 MAX_NDCG_LOSS = 0.005
 PLAIN_GRID = [0.78, 0.80, 0.82, 0.84, 0.86]  # least similarity of a vector hit
 CENTRED_GRID = [0.0, 0.3, 0.35, 0.4, 0.45]  # least similarity of a language-centred hit
@@ -96,15 +101,15 @@ def users_and_queries(partial: bool = False) -> list[tuple[str, Any, list[dict[s
     for scope in common.SCOPES:
         if any(c in loaded for c in common.SCOPES[scope]):
             user = common.bench_user(scope, [scope])
-            for second, path in ((False, NO_MATCH_FILE), (True, SECOND_NO_MATCH_FILE)):
-                label = "second-" if second else ""
+            for held_out, path in (("", NO_MATCH_FILE), *HELD_OUT_FILES.items()):
+                label = f"{held_out}-" if held_out else ""
                 queries = [
                     {"qid": f"nomatch-{label}{scope}-{i}", "query": text, "relevant": {}, "no_match": True}
                     for i, text in enumerate(no_match_queries(path))
                 ]
                 for q in queries:
-                    q.update(corpus="", second=second)
-                runs.append((f"no-match ({'second' if second else 'first'} set) as {scope}", user, queries))
+                    q.update(corpus="", held_out=held_out)
+                runs.append((f"no-match ({held_out or 'first'} set) as {scope}", user, queries))
     return runs
 
 
@@ -222,8 +227,8 @@ def score(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, li
     for name, _user, queries in runs:
         ranked = {q["qid"]: common.first_k(refs.get(p, "") for p in pages[q["qid"]]) for q in queries}
         if queries and queries[0].get("no_match"):
-            if queries[0].get("second"):
-                continue  # reported apart (second_set_share), never chosen on
+            if queries[0].get("held_out"):
+                continue  # reported apart (held_out_share), never chosen on
             no_match += len(queries)
             no_match_empty += sum(1 for q in queries if not pages[q["qid"]])
             continue
@@ -233,9 +238,9 @@ def score(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, li
     return ndcg, empty_answerable, no_match_empty / max(1, no_match)
 
 
-def second_set_share(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, list[int]]) -> float:
-    """Share of the second no-match set with no result."""
-    queries = [q for _n, _u, qs in runs for q in qs if q.get("second")]
+def held_out_share(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dict[str, list[int]], name: str) -> float:
+    """Share of a held-out no-match set (``HELD_OUT_FILES``) with no result."""
+    queries = [q for _n, _u, qs in runs for q in qs if q.get("held_out") == name]
     return sum(1 for q in queries if not pages[q["qid"]]) / max(1, len(queries))
 
 
@@ -265,10 +270,10 @@ def _off_topic_sweep(  # type: ignore[no-untyped-def]
             )
         ]
         worst = min((ndcg[k] - base_ndcg[k] for k in base_ndcg), default=0.0)
-        second = f"{second_set_share(runs, pages):.3f}"
-        rows.append(["off" if margin is None else margin, f"{worst:+.4f}", empty, f"{rate:.3f}", second, *medians])
+        held_out = [f"{held_out_share(runs, pages, name):.3f}" for name in HELD_OUT_FILES]
+        rows.append(["off" if margin is None else margin, f"{worst:+.4f}", empty, f"{rate:.3f}", *held_out, *medians])
     print("\n### Off-topic margin at the configured floors\n")
-    headers = ["margin", "worst nDCG@10 change", "answerable empty", "no-match with no result", "second set"]
+    headers = ["margin", "worst nDCG@10 change", "answerable empty", "no-match with no result", *HELD_OUT_FILES]
     print(common.md_table([*headers, "median results, answerable", "median results, unanswerable"], rows))
 
 
@@ -428,11 +433,9 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
         "Served floor: results per dev question (dev.jsonl + dev-handbooks.jsonl, then each file)",
         common.md_table(("questions", "n", "no result", "p25", "median", "p75", "mean"), dist_rows),
     )
-    second = second_set_share(runs, pages)
-    print(
-        f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}% "
-        f"(second set: {100 * second:.1f}%)"
-    )
+    held_out = {name: held_out_share(runs, pages, name) for name in HELD_OUT_FILES}
+    shares = ", ".join(f"{name} set: {100 * share:.1f}%" for name, share in held_out.items())
+    print(f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}% ({shares})")
     for name, _user, queries in runs:
         if queries and queries[0].get("no_match"):
             share = sum(1 for q in queries if not pages[q["qid"]]) / len(queries)
@@ -446,7 +449,7 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
         "ndcg": ndcg,
         "empty": empty,
         "no_match": rate,
-        "no_match_second_set": second,
+        **{f"no_match_{name}_set": share for name, share in held_out.items()},
         "counts": counts,
         "floor": str(floor),
     }

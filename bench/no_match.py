@@ -11,8 +11,8 @@ Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` a
 from other domains), run as each bench user. ``bench/data/no_match_queries_second.txt`` is a
 second such set, written after the off-topic sentences and never used to choose them or the
 floors, and ``no_match_queries_third.txt`` a third, written blind (without reading the sentences
-or the other sets): their shares with no result are reported beside the first's, never chosen on. Only corpora already loaded are
-used: this bench never loads any (``python -m bench.common load`` does).
+or the other sets): their shares with no result are reported beside the first's, never chosen on.
+Only corpora already loaded are used: this bench never loads any (``python -m bench.common load`` does).
 
 Grid: every query is retrieved once through ``search.retrieval.pipeline.retrieve`` with
 the floor off, and the lists it fuses are kept; each floor of the grid then drops
@@ -435,7 +435,8 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
     )
     held_out = {name: held_out_share(runs, pages, name) for name in HELD_OUT_FILES}
     shares = ", ".join(f"{name} set: {100 * share:.1f}%" for name, share in held_out.items())
-    print(f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}% ({shares})")
+    print(f"\nanswerable queries with no result: {empty}; no-match queries with no result: {100 * rate:.1f}%", end="")
+    print(f" ({shares})")
     for name, _user, queries in runs:
         if queries and queries[0].get("no_match"):
             share = sum(1 for q in queries if not pages[q["qid"]]) / len(queries)

@@ -125,7 +125,7 @@ class Lists:
     query_language: str
     text: str
     shares_words: bool  # made of the readable pages' words (search.retrieval.relevance.shares_words)
-    off_topic_gap: float | None = None  # nearest chunk's similarity minus nearest everyday sentence's
+    off_topic_gap: float | None = None  # nearness to the handbook minus to the nearest everyday sentence
 
 
 def capture(text: str, user: Any) -> Lists:
@@ -133,7 +133,7 @@ def capture(text: str, user: Any) -> Lists:
     from search.retrieval import pipeline as retrieval
     from search.retrieval import relevance
     from search.retrieval.fusion import RRF_K
-    from search.retrieval.off_topic import nearest_off_topic
+    from search.retrieval.off_topic import off_topic_gap
 
     seen: dict[str, Any] = {}
     real_fuse, real_floor = retrieval.fuse, retrieval.similarity_floor
@@ -152,7 +152,7 @@ def capture(text: str, user: Any) -> Lists:
     vector = seen.get("vector", [])
     if vector and result.query_vector is not None and result.embedder is not None:
         nearest = 1.0 - (vector[0].vector_distance or 0.0)
-        gap = nearest - nearest_off_topic(result.query_vector, result.embedder)
+        gap = off_topic_gap(nearest, result.query_vector, result.embedder)
     return Lists(
         keyword=keyword,
         vector=seen.get("vector", []),
@@ -244,7 +244,7 @@ def held_out_share(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dic
     return sum(1 for q in queries if not pages[q["qid"]]) / max(1, len(queries))
 
 
-OFF_TOPIC_GRID = [None, -0.02, -0.01, 0.0, 0.01, 0.02]  # nearest chunk minus nearest everyday sentence
+OFF_TOPIC_GRID = [None, -0.02, -0.015, -0.0125, -0.01, -0.0075, -0.005, 0.0]  # off_topic.off_topic_gap
 
 
 def _off_topic_sweep(  # type: ignore[no-untyped-def]

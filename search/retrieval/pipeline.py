@@ -21,7 +21,7 @@ from search.retrieval.crosslang import centred_query, merge_partitions, partitio
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
-from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, nearest_off_topic
+from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, off_topic_gap
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import NO_FLOOR, shares_words, similarity_floor
@@ -177,7 +177,7 @@ def retrieve(
     alone = KEYWORD_ALONE_COVERAGE
     if nearest is not None and embedding is not None and embedder is not None and floor.off_topic_margin is not None:
         # ...and closer to the handbook than to everyday subjects ("how long do cats live").
-        gap = nearest - nearest_off_topic(embedding, embedder)
+        gap = off_topic_gap(nearest, embedding, embedder)
         confident = confident and gap >= floor.off_topic_margin
         if gap < floor.off_topic_margin - CLEARLY_OFF_TOPIC:
             alone = 1.0  # clearly about something else: one chunk must hold every word ("jump start a car")

@@ -128,17 +128,46 @@ def test_questions_on_other_subjects_find_nothing(handbook):
 
 def test_a_query_closer_to_an_everyday_subject_is_not_confident(settings, handbook):
     """Both sides of the off-topic margin, for one query whose nearest chunk clears the confident floor."""
-    from search.retrieval.off_topic import nearest_off_topic
+    from search.retrieval.off_topic import off_topic_gap
 
     embedder = get_embedder()
     query = OFF_TOPIC[0]
     vector = embedder.embed_query(query)
     hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
-    gap = (1.0 - hits[0].vector_distance) - nearest_off_topic(vector, embedder)
+    gap = off_topic_gap(1.0 - hits[0].vector_distance, vector, embedder)
     confident = 1.0 - hits[0].vector_distance - 0.01
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap + 0.01}"
     assert retrieve(query, handbook).pages == []
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap - 0.01}"  # the control
+    assert retrieve(query, handbook).pages
+
+
+def test_the_workplace_sentences_weigh_in_the_off_topic_test(settings, handbook, make_page, monkeypatch):
+    """GIVEN a page that speaks of baking, and a baking question, with the margin set between the
+    question's gap measured from its nearest chunk alone and its gap with the workplace sentences weighed
+    in, THEN it lists pages when the chunk alone decides and none with the workplace sentences: a chunk
+    (everyday words and all) says "near" more easily than the generic work sentences do."""
+    from handbook.models import Page
+    from search.retrieval import off_topic
+
+    make_page(
+        Page.objects.get(ref="remote").space,
+        "The office kitchen",
+        "# The office kitchen\n\nThe baking club keeps flour, sugar and measuring cups in the kitchen cupboard.",
+    )
+    embedder = get_embedder()
+    query = "how many grams of flour in a cup"
+    vector = embedder.embed_query(query)
+    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
+    nearest = 1.0 - hits[0].vector_distance
+    blended = off_topic.off_topic_gap(nearest, vector, embedder)
+    chunk_alone = nearest - off_topic.nearest_off_topic(vector, embedder)
+    assert off_topic.WORKPLACE.nearest(vector, embedder) < nearest  # the generic sentences are farther
+    assert blended < chunk_alone
+    confident = nearest - 0.01  # the nearest chunk clears it: only the margin decides
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{(blended + chunk_alone) / 2}"
+    assert retrieve(query, handbook).pages == []
+    monkeypatch.setattr(off_topic, "WORKPLACE_WEIGHT", 0.0)  # the control: the nearest chunk alone
     assert retrieve(query, handbook).pages
 
 
@@ -147,7 +176,7 @@ def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(set
     while it is only a little nearer an everyday sentence than the page (its words alone must match:
     most of them do), and not once it is clearly nearer (then every word must be in one chunk)."""
     from handbook.models import Page
-    from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, nearest_off_topic
+    from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, off_topic_gap
 
     page = make_page(
         Page.objects.get(ref="remote").space,
@@ -158,7 +187,7 @@ def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(set
     query = "how long do cats and dogs live"
     vector = embedder.embed_query(query)
     hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
-    gap = (1.0 - hits[0].vector_distance) - nearest_off_topic(vector, embedder)
+    gap = off_topic_gap(1.0 - hits[0].vector_distance, vector, embedder)
     confident = 1.0 - hits[0].vector_distance - 0.01  # the nearest chunk clears it: only the margin decides
     a_little = gap + 0.005  # not confident, not clearly off topic: most of the words suffice
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{a_little}"

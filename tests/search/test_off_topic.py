@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from search.indexing.embedders import local_embedder
 from search.retrieval import off_topic
 
 
-def test_the_shipped_vectors_are_those_of_the_sentences_as_written() -> None:
-    """GIVEN the sentences file and the local model THEN the shipped vectors were computed from exactly
+@pytest.mark.parametrize("sentence_set", off_topic.SETS, ids=lambda s: s.name)
+def test_the_shipped_vectors_are_those_of_the_sentences_as_written(sentence_set: off_topic.SentenceSet) -> None:
+    """GIVEN a sentences file and the local model THEN the shipped vectors were computed from exactly
     these sentences (edit them, then run ``python -m search.retrieval.off_topic``) and equal a fresh
     embedding of them."""
     embedder = local_embedder()
-    path = off_topic.shipped_path(embedder.model_name)
+    path = sentence_set.shipped_path(embedder.model_name)
     with np.load(path) as data:
-        assert str(data["digest"]) == off_topic.digest(embedder.model_name), f"{path.name} is out of date"
+        assert str(data["digest"]) == sentence_set.digest(embedder.model_name), f"{path.name} is out of date"
         shipped = data["vectors"].astype(np.float32)
-    sentences = off_topic.sentences()
+    sentences = sentence_set.sentences()
     assert shipped.shape == (len(sentences), embedder.dimensions) and len(sentences) >= 150
     sample = [0, len(sentences) // 2, len(sentences) - 1]
     fresh = np.asarray(embedder.embed_passages([sentences[i] for i in sample]), dtype=np.float32)
@@ -39,3 +41,14 @@ def test_an_other_subject_is_nearer_its_sentences_than_a_handbook_question() -> 
 
     assert nearest("how long do cats live") > nearest("how many days of annual leave do I get")
     assert nearest("recette de la blanquette de veau") > nearest("comment poser mes congés payés")
+
+
+def test_a_work_question_is_nearer_the_workplace_sentences_and_another_subject_the_everyday_ones() -> None:
+    embedder = local_embedder()
+    for work, other in (
+        ("how do I claim my train ticket back", "how long to boil an egg"),
+        ("combien de jours de télétravail par semaine", "comment tailler un rosier"),
+    ):
+        work_vector, other_vector = embedder.embed_query(work), embedder.embed_query(other)
+        assert off_topic.WORKPLACE.nearest(work_vector, embedder) > off_topic.EVERYDAY.nearest(work_vector, embedder)
+        assert off_topic.WORKPLACE.nearest(other_vector, embedder) < off_topic.EVERYDAY.nearest(other_vector, embedder)

@@ -51,6 +51,7 @@ HELD_OUT_FILES = {
     "second": NO_MATCH_FILE.with_name("no_match_queries_second.txt"),
     "third": NO_MATCH_FILE.with_name("no_match_queries_third.txt"),
     "fourth": NO_MATCH_FILE.with_name("no_match_queries_fourth.txt"),
+    "fifth": NO_MATCH_FILE.with_name("no_match_queries_fifth.txt"),
 }
 MAX_NDCG_LOSS = 0.005
 PLAIN_GRID = [0.78, 0.80, 0.82, 0.84, 0.86]  # least similarity of a vector hit
@@ -129,6 +130,7 @@ class Lists:
     text: str
     shares_words: bool  # made of the readable pages' words (search.retrieval.relevance.shares_words)
     off_topic_gap: float | None = None  # nearness to the handbook minus to the nearest everyday sentence
+    unheld: bool = False  # a word of the query (typos corrected) is in no readable chunk (relevance.unheld_words)
 
 
 def capture(text: str, user: Any) -> Lists:
@@ -136,7 +138,9 @@ def capture(text: str, user: Any) -> Lists:
     from search.retrieval import pipeline as retrieval
     from search.retrieval import relevance
     from search.retrieval.fusion import RRF_K
+    from search.retrieval.keyword import typo_corrected
     from search.retrieval.off_topic import off_topic_gap
+    from search.statistics.scopes import reader_of
 
     seen: dict[str, Any] = {}
     real_fuse, real_floor = retrieval.fuse, retrieval.similarity_floor
@@ -151,6 +155,8 @@ def capture(text: str, user: Any) -> Lists:
     finally:
         retrieval.fuse, retrieval.similarity_floor = real_fuse, real_floor
     keyword, translated = seen.get("keyword", []), seen.get("translated", [])
+    reader = reader_of(user)
+    words = typo_corrected(result.query, reader, result.query_language)
     gap = None
     vector = seen.get("vector", [])
     if vector and result.query_vector is not None and result.embedder is not None:
@@ -165,6 +171,7 @@ def capture(text: str, user: Any) -> Lists:
         text=result.query.raw,
         shares_words=relevance.shares_words(result.query.terms, bool(keyword or translated)),
         off_topic_gap=gap,
+        unheld=bool(relevance.unheld_words(words.terms, reader, result.query_language)),
     )
 
 
@@ -182,6 +189,7 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
     from search.retrieval.hits import ChunkHit
     from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
     from search.retrieval.off_topic import CLEARLY_OFF_TOPIC
+    from search.retrieval.relevance import UNHELD_WORD_BAND
 
     vector = [h for h in lists.vector if 1.0 - (h.vector_distance or 0.0) >= plain]
     kept = [h for h in lists.crosslang if 1.0 - (h.vector_distance or 0.0) >= centred]
@@ -195,6 +203,8 @@ def floored_pages(  # noqa: PLR0913 - one argument per floor of the grid
     is_confident = nearest is not None and nearest >= least
     if nearest is not None and off_topic is not None and lists.off_topic_gap is not None:
         is_confident = is_confident and lists.off_topic_gap >= off_topic
+        if lists.unheld and lists.off_topic_gap < off_topic + UNHELD_WORD_BAND:
+            is_confident = False  # as retrieve does: barely above the margin, with a word no page holds
         if lists.off_topic_gap < off_topic - CLEARLY_OFF_TOPIC:
             alone = 1.0  # as retrieve does: every word in one chunk
     if lists.vector and least > -1.0 and not is_confident:

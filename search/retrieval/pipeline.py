@@ -24,7 +24,7 @@ from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, transl
 from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, off_topic_gap
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
-from search.retrieval.relevance import NO_FLOOR, shares_words, similarity_floor
+from search.retrieval.relevance import NO_FLOOR, UNHELD_WORD_BAND, shares_words, similarity_floor, unheld_words
 from search.retrieval.vector import (
     HNSW_DIMENSIONS,
     exact_vector_lists,
@@ -179,6 +179,9 @@ def retrieve(
         # ...and closer to the handbook than to everyday subjects ("how long do cats live").
         gap = off_topic_gap(nearest, embedding, embedder)
         confident = confident and gap >= floor.off_topic_margin
+        if confident and gap < floor.off_topic_margin + UNHELD_WORD_BAND:
+            # Barely closer to the handbook, and with a word none of the reader's pages holds.
+            confident = not unheld_words(words.terms, reader, query_language)
         if gap < floor.off_topic_margin - CLEARLY_OFF_TOPIC:
             alone = 1.0  # clearly about something else: one chunk must hold every word ("jump start a car")
     words_carry = embedding is not None and least > -1.0 and not confident

@@ -89,6 +89,17 @@ def refresh_after_indexing(page_id: int | None = None) -> None:
         refresh_lexeme_stats(page_id=page_id)
 
 
+def chunks_per_language(reader: Reader = EVERYTHING) -> dict[str, int]:
+    """Chunks per language ("en", "fr", "other") of the scopes ``reader`` may read, and nothing else."""
+    readable, readable_params = reader.sql("s.space_id", "s.groups")
+    with read_connection().cursor() as cursor:
+        cursor.execute(
+            f"SELECT s.language, sum(s.ndoc) FROM search_lexemestat s WHERE s.lexeme = '' AND {readable} GROUP BY 1",  # noqa: S608
+            readable_params,
+        )
+        return {language: int(n) for language, n in cursor.fetchall()}
+
+
 @dataclass(frozen=True)
 class TermWeight:
     term: str  # the folded word the user typed

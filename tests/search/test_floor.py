@@ -138,7 +138,10 @@ def test_a_query_closer_to_an_everyday_subject_is_not_confident(settings, handbo
     confident = 1.0 - hits[0].vector_distance - 0.01
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap + 0.01}"
     assert retrieve(query, handbook).pages == []
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap - 0.01}"  # the control
+    # The control, clear of the band in which a word no page holds ("cats") takes the confidence away.
+    from search.retrieval.relevance import UNHELD_WORD_BAND
+
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap - UNHELD_WORD_BAND - 0.005}"
     assert retrieve(query, handbook).pages
 
 
@@ -168,6 +171,40 @@ def test_the_workplace_sentences_weigh_in_the_off_topic_test(settings, handbook,
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{(blended + chunk_alone) / 2}"
     assert retrieve(query, handbook).pages == []
     monkeypatch.setattr(off_topic, "WORKPLACE_WEIGHT", 0.0)  # the control: the nearest chunk alone
+    assert retrieve(query, handbook).pages
+
+
+def test_a_query_barely_above_the_margin_with_a_word_no_page_holds_is_not_confident(
+    settings, handbook, make_space, make_page, monkeypatch
+):
+    """GIVEN a baking question just above the off-topic margin (within ``UNHELD_WORD_BAND``), one of whose
+    words ("grams") no readable page holds, THEN nothing matches, also once a page bob cannot read holds
+    it; once a page he reads holds that word,
+    or without the band, the question is confident again and lists pages ("many" is missing too at first)."""
+    from handbook.models import Page
+    from search.retrieval import pipeline
+    from search.retrieval.off_topic import off_topic_gap
+
+    space = Page.objects.get(ref="remote").space
+    make_page(space, "The office kitchen", "# The office kitchen\n\nThe baking club keeps flour and cups here.")
+    embedder = get_embedder()
+    query = "how many grams of flour in a cup"
+    vector = embedder.embed_query(query)
+    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
+    nearest = 1.0 - hits[0].vector_distance
+    margin = off_topic_gap(nearest, vector, embedder) - pipeline.UNHELD_WORD_BAND / 2
+    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{nearest - 0.01},{nearest - 0.01},{margin}"
+    assert retrieve(query, handbook).pages == []
+    monkeypatch.setattr(pipeline, "UNHELD_WORD_BAND", 0.0)  # the control: the margin alone
+    assert retrieve(query, handbook).pages
+    monkeypatch.undo()
+    hidden = make_space("board-only", viewers=("board",))  # a page bob cannot read holding the words
+    make_page(hidden, "Weights", "# Weights\n\nMany parcels over 500 grams go by courier.")
+    assert retrieve(query, handbook).pages == []  # changes nothing for him
+    make_page(space, "Weights", "# Weights\n\nMany parcels over 500 grams go by courier.")  # it holds the words
+    vector_after = embedder.embed_query(query)
+    hits = vector_leg(vector_after, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
+    assert off_topic_gap(1.0 - hits[0].vector_distance, vector_after, embedder) >= margin  # still above it
     assert retrieve(query, handbook).pages
 
 

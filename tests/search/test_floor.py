@@ -296,3 +296,12 @@ def test_a_page_only_the_words_found_needs_most_of_them_when_meaning_was_searche
     query = parse_query("remote work two days per week")
     hits = keyword.translated_keyword_leg(query, "en", visible_page_ids(handbook), Filters())
     assert hits and all(h.coverage is not None and h.coverage <= 1 / len(query.terms) + 1e-9 for h in hits)
+
+
+def test_a_misspelt_stop_word_is_not_a_word_the_pages_lack(handbook):
+    """Typo correction leaves stop-words alone ("combirn" for "combien"), so the unheld-word test must
+    too; a real word the pages lack ("poux", one edit from "pour" but short) still counts."""
+    from search.retrieval.relevance import unheld_words
+    from search.statistics.scopes import reader_of
+
+    assert unheld_words(["combirn", "poux", "teletravail"], reader_of(handbook), "fr") == ["poux"]

@@ -117,6 +117,17 @@ def test_floor_settings(settings):
 OFF_TOPIC = ["How long do cats live?", "Quelle est la recette de la blanquette de veau ?"]
 
 
+def _nearest(query: str, reader) -> tuple[list[float], float, float]:  # type: ignore[no-untyped-def]
+    """The query's vector, its nearest readable chunk's similarity and its off-topic gap (exact scan)."""
+    from search.retrieval.off_topic import off_topic_gap
+
+    embedder = get_embedder()
+    vector = embedder.embed_query(query)
+    hits = vector_leg(vector, embedder.model_name, visible_page_ids(reader), Filters(), exact=True)
+    nearest = 1.0 - hits[0].vector_distance
+    return vector, nearest, off_topic_gap(nearest, vector, embedder)
+
+
 def test_questions_on_other_subjects_find_nothing(handbook):
     """GIVEN questions on everyday subjects the handbook does not cover THEN nothing matches, while a
     paraphrase of a handbook subject that shares none of its words still finds its page (the off-topic
@@ -128,14 +139,9 @@ def test_questions_on_other_subjects_find_nothing(handbook):
 
 def test_a_query_closer_to_an_everyday_subject_is_not_confident(settings, handbook):
     """Both sides of the off-topic margin, for one query whose nearest chunk clears the confident floor."""
-    from search.retrieval.off_topic import off_topic_gap
-
-    embedder = get_embedder()
     query = OFF_TOPIC[0]
-    vector = embedder.embed_query(query)
-    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
-    gap = off_topic_gap(1.0 - hits[0].vector_distance, vector, embedder)
-    confident = 1.0 - hits[0].vector_distance - 0.01
+    _vector, nearest, gap = _nearest(query, handbook)
+    confident = nearest - 0.01
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap + 0.01}"
     assert retrieve(query, handbook).pages == []
     # The control, clear of the band in which a word no page holds ("cats") takes the confidence away.
@@ -160,10 +166,7 @@ def test_the_workplace_sentences_weigh_in_the_off_topic_test(settings, handbook,
     )
     embedder = get_embedder()
     query = "how many grams of flour in a cup"
-    vector = embedder.embed_query(query)
-    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
-    nearest = 1.0 - hits[0].vector_distance
-    blended = off_topic.off_topic_gap(nearest, vector, embedder)
+    vector, nearest, blended = _nearest(query, handbook)
     chunk_alone = nearest - off_topic.nearest_off_topic(vector, embedder)
     assert off_topic.WORKPLACE.nearest(vector, embedder) < nearest  # the generic sentences are farther
     assert blended < chunk_alone
@@ -183,16 +186,12 @@ def test_a_query_barely_above_the_margin_with_a_word_no_page_holds_is_not_confid
     or without the band, the question is confident again and lists pages ("many" is missing too at first)."""
     from handbook.models import Page
     from search.retrieval import pipeline
-    from search.retrieval.off_topic import off_topic_gap
 
     space = Page.objects.get(ref="remote").space
     make_page(space, "The office kitchen", "# The office kitchen\n\nThe baking club keeps flour and cups here.")
-    embedder = get_embedder()
     query = "how many grams of flour in a cup"
-    vector = embedder.embed_query(query)
-    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
-    nearest = 1.0 - hits[0].vector_distance
-    margin = off_topic_gap(nearest, vector, embedder) - pipeline.UNHELD_WORD_BAND / 2
+    _vector, nearest, gap = _nearest(query, handbook)
+    margin = gap - pipeline.UNHELD_WORD_BAND / 2
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{nearest - 0.01},{nearest - 0.01},{margin}"
     assert retrieve(query, handbook).pages == []
     monkeypatch.setattr(pipeline, "UNHELD_WORD_BAND", 0.0)  # the control: the margin alone
@@ -202,9 +201,7 @@ def test_a_query_barely_above_the_margin_with_a_word_no_page_holds_is_not_confid
     make_page(hidden, "Weights", "# Weights\n\nMany parcels over 500 grams go by courier.")
     assert retrieve(query, handbook).pages == []  # changes nothing for him
     make_page(space, "Weights", "# Weights\n\nMany parcels over 500 grams go by courier.")  # it holds the words
-    vector_after = embedder.embed_query(query)
-    hits = vector_leg(vector_after, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
-    assert off_topic_gap(1.0 - hits[0].vector_distance, vector_after, embedder) >= margin  # still above it
+    assert _nearest(query, handbook)[2] >= margin  # still above it
     assert retrieve(query, handbook).pages
 
 
@@ -213,19 +210,16 @@ def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(set
     while it is only a little nearer an everyday sentence than the page (its words alone must match:
     most of them do), and not once it is clearly nearer (then every word must be in one chunk)."""
     from handbook.models import Page
-    from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, off_topic_gap
+    from search.retrieval.off_topic import CLEARLY_OFF_TOPIC
 
     page = make_page(
         Page.objects.get(ref="remote").space,
         "Animals in the building",
         "# Animals in the building\n\nCats and dogs may not live in the building, guide dogs excepted.",
     )
-    embedder = get_embedder()
     query = "how long do cats and dogs live"
-    vector = embedder.embed_query(query)
-    hits = vector_leg(vector, embedder.model_name, visible_page_ids(handbook), Filters(), exact=True)
-    gap = off_topic_gap(1.0 - hits[0].vector_distance, vector, embedder)
-    confident = 1.0 - hits[0].vector_distance - 0.01  # the nearest chunk clears it: only the margin decides
+    _vector, nearest, gap = _nearest(query, handbook)
+    confident = nearest - 0.01  # the nearest chunk clears it: only the margin decides
     a_little = gap + 0.005  # not confident, not clearly off topic: most of the words suffice
     settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{a_little}"
     listed = retrieve(query, handbook).pages

@@ -50,7 +50,7 @@ from rapidfuzz.distance import OSA
 from core.languages import ALL_STOPWORDS
 from search.indexing.embedders import LOCAL_MODEL_NAME
 from search.statistics.scopes import Reader
-from search.statistics.term_statistics import chunks_per_language, term_weights
+from search.statistics.term_statistics import readable_chunks, term_weights
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ def unheld_words(terms: list[str], reader: Reader, language: str) -> list[str]:
 
     Read from the reader's own word statistics: a hidden page holding the word changes nothing."""
     content = [t for t in terms if t not in ALL_STOPWORDS and not _misspelt_stop_word(t)]
-    if not content or not chunks_per_language(reader).get(language):
+    if not content or not readable_chunks(language, reader):
         return []
     held = {w.term for weights in term_weights(content, reader).values() for w in weights if w.ndoc > 0}
     return [t for t in content if t not in held]

@@ -89,15 +89,18 @@ def refresh_after_indexing(page_id: int | None = None) -> None:
         refresh_lexeme_stats(page_id=page_id)
 
 
-def chunks_per_language(reader: Reader = EVERYTHING) -> dict[str, int]:
-    """Chunks per language ("en", "fr", "other") of the scopes ``reader`` may read, and nothing else."""
+def readable_chunks(language: str, reader: Reader = EVERYTHING) -> int:
+    """Chunks in ``language`` (a code; one without a configuration counts as "other") of the scopes
+    ``reader`` may read, and nothing else. One probe of the (language, lexeme) index per scope row."""
+    partition = language if language in CONFIGS else "other"
     readable, readable_params = reader.sql("s.space_id", "s.groups")
     with read_connection().cursor() as cursor:
         cursor.execute(
-            f"SELECT s.language, sum(s.ndoc) FROM search_lexemestat s WHERE s.lexeme = '' AND {readable} GROUP BY 1",  # noqa: S608
-            readable_params,
+            f"SELECT COALESCE(sum(s.ndoc), 0) FROM search_lexemestat s "  # noqa: S608 - our own SQL
+            f"WHERE s.language = %s AND s.lexeme = '' AND {readable}",
+            [partition, *readable_params],
         )
-        return {language: int(n) for language, n in cursor.fetchall()}
+        return int(cursor.fetchone()[0])
 
 
 @dataclass(frozen=True)

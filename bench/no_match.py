@@ -10,10 +10,11 @@ Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` a
 ``bench/data/no_match_queries.txt`` (random strings, keyboard mashes, questions
 from other domains), run as each bench user. ``bench/data/no_match_queries_second.txt`` is a
 second such set, written after the off-topic sentences and never used to choose them or the
-floors; ``no_match_queries_third.txt`` and ``no_match_queries_fourth.txt`` were written blind (without
+floors; ``no_match_queries_third.txt`` to ``no_match_queries_sixth.txt`` were written blind (without
 reading the sentences or the other sets): their shares with no result are reported beside the first's.
-The second set was used to choose the workplace sentences' weight (search/retrieval/off_topic.py) and
-the third to choose subjects for more everyday sentences; the fourth, never.
+The second set was used to choose the workplace sentences' weight (search/retrieval/off_topic.py), the
+third to choose subjects for more everyday sentences and the fourth to design the unheld-word test
+(search/retrieval/relevance.py); the fifth and sixth (short queries) were not used to choose anything.
 Only corpora already loaded are used: this bench never loads any (``python -m bench.common load`` does).
 
 Grid: every query is retrieved once through ``search.retrieval.pipeline.retrieve`` with
@@ -52,6 +53,7 @@ HELD_OUT_FILES = {
     "third": NO_MATCH_FILE.with_name("no_match_queries_third.txt"),
     "fourth": NO_MATCH_FILE.with_name("no_match_queries_fourth.txt"),
     "fifth": NO_MATCH_FILE.with_name("no_match_queries_fifth.txt"),
+    "sixth": NO_MATCH_FILE.with_name("no_match_queries_sixth.txt"),
 }
 MAX_NDCG_LOSS = 0.005
 PLAIN_GRID = [0.78, 0.80, 0.82, 0.84, 0.86]  # least similarity of a vector hit

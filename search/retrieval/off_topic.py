@@ -114,7 +114,6 @@ class SentenceSet:
 EVERYDAY = SentenceSet("off_topic")  # subjects a handbook does not cover
 WORKPLACE = SentenceSet("workplace")  # the subjects handbooks do cover, said generically
 SETS = (EVERYDAY, WORKPLACE)
-SENTENCES_FILE = EVERYDAY.path
 
 
 @lru_cache(maxsize=len(SETS))
@@ -129,23 +128,13 @@ def _normalised(vectors: Sequence[Sequence[float]]) -> np.ndarray:
     return array / np.where(norms == 0, 1, norms)
 
 
-def sentences() -> tuple[str, ...]:
-    """The everyday sentences."""
-    return EVERYDAY.sentences()
-
-
-def nearest_off_topic(query_vector: Sequence[float], embedder: Embedder) -> float:
-    """Cosine similarity of the query to its nearest everyday sentence."""
-    return EVERYDAY.nearest(query_vector, embedder)
-
-
 def off_topic_gap(nearest_chunk: float, query_vector: Sequence[float], embedder: Embedder) -> float:
     """How much nearer the handbook the query is than its nearest everyday sentence: the nearest readable
     chunk's similarity, blended with the nearest workplace sentence's (``WORKPLACE_WEIGHT``), minus the
     nearest everyday sentence's. ``Floor.off_topic_margin`` is a least value of it."""
     near_work = WORKPLACE.nearest(query_vector, embedder)
     handbook = (1.0 - WORKPLACE_WEIGHT) * nearest_chunk + WORKPLACE_WEIGHT * near_work
-    return handbook - nearest_off_topic(query_vector, embedder)
+    return handbook - EVERYDAY.nearest(query_vector, embedder)
 
 
 if __name__ == "__main__":  # python -m search.retrieval.off_topic: after editing data/off_topic.txt

@@ -117,10 +117,12 @@ def unheld_words(terms: list[str], reader: Reader, language: str) -> list[str]:
 
     Read from the reader's own word statistics: a hidden page holding the word changes nothing."""
     content = [t for t in terms if t not in ALL_STOPWORDS and not _misspelt_stop_word(t)]
-    if not content or not readable_chunks(language, reader):
+    if not content:
         return []
     held = {w.term for weights in term_weights(content, reader).values() for w in weights if w.ndoc > 0}
-    return [t for t in content if t not in held]
+    missing = [t for t in content if t not in held]
+    # The language's chunk count only when it matters: most queries hold every word.
+    return missing if missing and readable_chunks(language, reader) else []
 
 
 def _misspelt_stop_word(word: str) -> bool:

@@ -41,9 +41,9 @@ def vocabulary_triples(vocabulary: Iterable[str]) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def everyday_triples() -> frozenset[str]:
     """Letter triples of the shipped everyday text: the stop words and the off-topic sentences."""
-    from search.retrieval.off_topic import sentences
+    from search.retrieval.off_topic import EVERYDAY
 
-    everyday = {w for sentence in sentences() for w in words(sentence)}
+    everyday = {w for sentence in EVERYDAY.sentences() for w in words(sentence)}
     for stop in STOPWORDS.values():
         everyday |= set(stop)
     return vocabulary_triples(everyday)

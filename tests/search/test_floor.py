@@ -167,7 +167,7 @@ def test_the_workplace_sentences_weigh_in_the_off_topic_test(settings, handbook,
     embedder = get_embedder()
     query = "how many grams of flour in a cup"
     vector, nearest, blended = _nearest(query, handbook)
-    chunk_alone = nearest - off_topic.nearest_off_topic(vector, embedder)
+    chunk_alone = nearest - off_topic.EVERYDAY.nearest(vector, embedder)
     assert off_topic.WORKPLACE.nearest(vector, embedder) < nearest  # the generic sentences are farther
     assert blended < chunk_alone
     confident = nearest - 0.01  # the nearest chunk clears it: only the margin decides

@@ -29,7 +29,7 @@ def test_the_shipped_vectors_are_those_of_the_sentences_as_written(sentence_set:
 def test_workplace_subjects_are_not_among_the_sentences() -> None:
     """A sentence on a handbook subject would turn real questions away."""
     words = {"leave", "congé", "congés", "expense", "salary", "salaire", "password", "badge", "manager", "laptop"}
-    for sentence in off_topic.sentences():
+    for sentence in off_topic.EVERYDAY.sentences():
         assert not words & set(sentence.lower().replace("?", " ").split()), sentence
 
 
@@ -37,7 +37,7 @@ def test_an_other_subject_is_nearer_its_sentences_than_a_handbook_question() -> 
     embedder = local_embedder()
 
     def nearest(text: str) -> float:
-        return off_topic.nearest_off_topic(embedder.embed_query(text), embedder)
+        return off_topic.EVERYDAY.nearest(embedder.embed_query(text), embedder)
 
     assert nearest("how long do cats live") > nearest("how many days of annual leave do I get")
     assert nearest("recette de la blanquette de veau") > nearest("comment poser mes congés payés")

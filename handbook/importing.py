@@ -147,14 +147,13 @@ def corpus_import(
     on_line: Callable[[], None] | None = None,
 ) -> ImportReport:
     report = ImportReport()
-    for number, raw in read_lines(path):
-        try:
-            item = parse_line(raw)
-            with bulk_work():  # the pages' reindexes go to the bulk queue, not ahead of editors
-                import_item(item, space, report, author)
-        except LineError as exc:
-            report.errors.append((number, str(exc)))
-        finally:
-            if on_line is not None:
-                on_line()
+    with bulk_work():  # the pages' reindexes go to the bulk queue, in groups, not ahead of editors
+        for number, raw in read_lines(path):
+            try:
+                import_item(parse_line(raw), space, report, author)
+            except LineError as exc:
+                report.errors.append((number, str(exc)))
+            finally:
+                if on_line is not None:
+                    on_line()
     return report

@@ -178,6 +178,7 @@ CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name, type="direct"), routing_ke
 CELERY_TASK_ROUTES = {
     "search.tasks.reindex_space": {"queue": BULK},
     "search.tasks.reindex_all": {"queue": BULK},
+    "search.tasks.reindex_pages": {"queue": BULK},  # groups of pages: imports, reindex --all, sweeps
     "search.tasks.sweep_index": {"queue": BULK},
     "search.tasks.purge_old_logs": {"queue": BULK},
     "search.tasks.refresh_lexicon": {"queue": BULK},
@@ -213,6 +214,8 @@ EMBEDDINGS_MODEL = env_str("EMBEDDINGS_MODEL", "" if not EMBEDDINGS_BASE_URL els
 EMBEDDINGS_API_KEY = env_str("EMBEDDINGS_API_KEY", "")
 EMBEDDINGS_DIMENSIONS = env_int("EMBEDDINGS_DIMENSIONS", 384, minimum=1, maximum=2000)
 EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 32, minimum=1, maximum=2048)
+# Requests an OpenAI-compatible endpoint gets at once from one process (bulk loads send many batches).
+EMBEDDINGS_CONCURRENCY = env_int("EMBEDDINGS_CONCURRENCY", 4, minimum=1, maximum=64)
 EMBEDDINGS_TIMEOUT_S = env_float("EMBEDDINGS_TIMEOUT_S", 30.0, minimum=0.1)
 EMBEDDINGS_ENABLED = env_bool("EMBEDDINGS_ENABLED", True)
 # Least cosine similarity of a vector hit that counts as a result: "plain" or "plain,centred" for the

@@ -8,28 +8,33 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from core.queues import BULK, enqueue, enqueue_queue
+from core.queues import BULK, GROUP_SIZE, enqueue, enqueue_grouped, enqueue_queue
 from handbook.models import Page
 from search.indexing.embedders import get_embedder
-from search.indexing.pipeline import page_reindex, pages_needing_index
-from search.indexing.unit_vectors import page_units_embed, pages_needing_units
+from search.indexing.pipeline import page_reindex, pages_needing_index, pages_reindex
+from search.indexing.unit_vectors import page_units_embed, pages_needing_units, pages_units_embed
 from search.models import IndexState
 
 logger = logging.getLogger(__name__)
 
 REINDEX_PAGE = "search.tasks.reindex_page"
+REINDEX_PAGES = "search.tasks.reindex_pages"
 EMBED_UNITS = "search.tasks.embed_units"
 
 
 def index_enqueue_page(page: Page, *, queue: str | None = None) -> None:
     """Queue a reindex of the page's published revision once the transaction commits.
 
-    On the interactive queue (an editor's save) unless ``queue`` or ``bulk_work()`` says bulk.
+    On the interactive queue (an editor's save) unless ``queue`` or ``bulk_work()`` says bulk;
+    bulk reindexes are gathered into groups of pages (``core.queues.enqueue_grouped``).
     """
     page_id, revision_id = page.pk, page.published_revision_id
     queue = queue or enqueue_queue()
     IndexState.objects.update_or_create(page=page, defaults={"status": IndexState.Status.PENDING})
-    transaction.on_commit(lambda: _send_reindex(page_id, revision_id, queue))
+    if queue == BULK:
+        transaction.on_commit(lambda: enqueue_grouped(REINDEX_PAGES, page_id))
+    else:
+        transaction.on_commit(lambda: _send_reindex(page_id, revision_id, queue))
 
 
 def _send_reindex(page_id: int, revision_id: int | None, queue: str) -> None:
@@ -43,12 +48,23 @@ def _send_reindex(page_id: int, revision_id: int | None, queue: str) -> None:
 
 
 def index_enqueue_pages(pages: QuerySet[Page]) -> int:
-    """Queue a reindex of each page on the bulk queue (reindex --all, sweeps, admin actions)."""
-    count = 0
-    for page_id, revision_id in pages.values_list("id", "published_revision_id").iterator():
-        enqueue(REINDEX_PAGE, page_id, revision_id, queue=BULK)
-        count += 1
-    return count
+    """Queue reindexes of the pages on the bulk queue, in groups (reindex --all, sweeps, admin actions)."""
+    ids = list(pages.order_by("id").values_list("id", flat=True))
+    for start in range(0, len(ids), GROUP_SIZE):
+        enqueue(REINDEX_PAGES, ids[start : start + GROUP_SIZE], queue=BULK)
+    return len(ids)
+
+
+def index_pages_bulk(page_ids: list[int]) -> dict[str, int]:
+    """Reindex a group of pages, then store the answer units of those indexed; {status: pages}."""
+    results = pages_reindex(page_ids)
+    indexed = [page_id for page_id, result in results.items() if result.status == "indexed"]
+    if indexed and get_embedder() is not None:
+        pages_units_embed(indexed)
+    counts: dict[str, int] = {}
+    for result in results.values():
+        counts[result.status] = counts.get(result.status, 0) + 1
+    return counts
 
 
 def index_sweep() -> int:

@@ -34,6 +34,14 @@ def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # 
 
 
 @shared_task(**EMBEDDING_TASK)
+def reindex_pages(page_ids: list[int]) -> dict[str, int]:
+    """Reindex a group of pages (bulk loads, reindex --all) and store their answer units."""
+    from search.services import index_pages_bulk
+
+    return index_pages_bulk(page_ids)
+
+
+@shared_task(**EMBEDDING_TASK)
 def embed_units(page_id: int) -> int:
     """Store the vectors of a page's answer units (after its reindex; bulk queue)."""
     from search.indexing.unit_vectors import page_units_embed

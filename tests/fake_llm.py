@@ -76,12 +76,17 @@ class FakeLLM:
     requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_dimensions: int = 384
     embedding_calls: int = 0
+    embedding_delay: float = 0.0  # seconds each /embeddings request takes
+    embedding_batches: list[int] = field(default_factory=list)  # inputs per request, in arrival order
+    embedding_in_flight: int = 0
+    embedding_in_flight_max: int = 0
     mode: str = "script"  # "script" | "slow" | "hang" | "junk" | "alter"
     slow_seconds: float = 2.0
     slow_first_token: float = 1.0
     hang_rate: float = 0.0
     respond: Callable[[dict[str, Any]], Reply] | None = None
     stopped: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     rng: random.Random = field(default_factory=lambda: random.Random(23))
     junk_served: int = 0
     hung: int = 0
@@ -154,8 +159,17 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length", 0))
             payload = json.loads(self.rfile.read(length) or b"{}")
             if self.path.endswith("/embeddings"):
-                fake.embedding_calls += 1
                 inputs = payload["input"] if isinstance(payload["input"], list) else [payload["input"]]
+                with fake.lock:
+                    fake.embedding_calls += 1
+                    fake.embedding_batches.append(len(inputs))
+                    fake.embedding_in_flight += 1
+                    fake.embedding_in_flight_max = max(fake.embedding_in_flight_max, fake.embedding_in_flight)
+                try:
+                    time.sleep(fake.embedding_delay)
+                finally:
+                    with fake.lock:
+                        fake.embedding_in_flight -= 1
                 data = []
                 for i, text in enumerate(inputs):
                     vec = [0.0] * fake.embedding_dimensions

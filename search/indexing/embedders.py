@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Protocol
 
@@ -64,9 +65,13 @@ class LocalE5Embedder:
         if not texts:
             return []
         model = self._get()
-        with self._lock:  # the C engine is not documented as thread-safe
-            vectors = model.passage([t[:MAX_INPUT_CHARS] for t in texts])
-        return np.atleast_2d(vectors).astype(np.float32).tolist()
+        size = settings.EMBEDDINGS_BATCH_SIZE  # a bulk call of many pages' chunks: bounded memory
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), size):
+            with self._lock:  # the C engine is not documented as thread-safe
+                batch = model.passage([t[:MAX_INPUT_CHARS] for t in texts[start : start + size]])
+            vectors.extend(np.atleast_2d(batch).astype(np.float32).tolist())
+        return vectors
 
     def embed_query(self, text: str) -> list[float]:
         model = self._get()
@@ -97,27 +102,37 @@ class OpenAIEmbedder:
         # e5 models are trained with prefixes; other models must not get them.
         self._prefixes = ("query: ", "passage: ") if "e5" in model.lower() else ("", "")
 
-    def _embed(self, inputs: list[str]) -> list[list[float]]:
+    def _request(self, batch: list[str]) -> list[list[float]]:
         import openai
 
-        vectors: list[list[float]] = []
-        for start in range(0, len(inputs), self.max_batch):
-            batch = inputs[start : start + self.max_batch]
-            try:
-                response = self._client.embeddings.create(model=self.model_name, input=batch)
-            except openai.OpenAIError as exc:
-                raise EmbeddingError(f"embedding endpoint failed: {exc}") from exc
-            data = sorted(response.data, key=lambda item: item.index)
-            if len(data) != len(batch):
-                raise EmbeddingError(f"embedding endpoint returned {len(data)} vectors for {len(batch)} inputs")
-            for item in data:
-                if len(item.embedding) != self.dimensions:
-                    raise EmbeddingError(
-                        f"embedding endpoint returned {len(item.embedding)} dimensions, "
-                        f"EMBEDDINGS_DIMENSIONS is {self.dimensions}"
-                    )
-                vectors.append(list(item.embedding))
-        return vectors
+        try:
+            response = self._client.embeddings.create(model=self.model_name, input=batch)
+        except openai.OpenAIError as exc:
+            raise EmbeddingError(f"embedding endpoint failed: {exc}") from exc
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(batch):
+            raise EmbeddingError(f"embedding endpoint returned {len(data)} vectors for {len(batch)} inputs")
+        for item in data:
+            if len(item.embedding) != self.dimensions:
+                raise EmbeddingError(
+                    f"embedding endpoint returned {len(item.embedding)} dimensions, "
+                    f"EMBEDDINGS_DIMENSIONS is {self.dimensions}"
+                )
+        return [list(item.embedding) for item in data]
+
+    def _embed(self, inputs: list[str]) -> list[list[float]]:
+        """Requests of ``EMBEDDINGS_BATCH_SIZE`` inputs, up to ``EMBEDDINGS_CONCURRENCY`` in flight.
+
+        An endpoint answers a request in about the same time whatever its size up to its limits, so
+        a bulk load is bounded by the endpoint only when it gets full batches, several at once.
+        """
+        size = min(self.max_batch, settings.EMBEDDINGS_BATCH_SIZE)
+        batches = [inputs[start : start + size] for start in range(0, len(inputs), size)]
+        if len(batches) <= 1 or settings.EMBEDDINGS_CONCURRENCY <= 1:
+            return [vector for batch in batches for vector in self._request(batch)]
+        with ThreadPoolExecutor(max_workers=min(settings.EMBEDDINGS_CONCURRENCY, len(batches))) as pool:
+            # map() keeps the order; the first failure is raised once every request has ended.
+            return [vector for vectors in pool.map(self._request, batches) for vector in vectors]
 
     def embed_passages(self, texts: list[str]) -> list[list[float]]:
         if not texts:

@@ -130,30 +130,67 @@ def _needs_vector(page: Page, model_name: str, switching: bool):  # type: ignore
     return chunks.filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
 
 
-def _embed_missing(page: Page, model_name: str) -> int:
+def _embed_missing(pages: list[Page], model_name: str) -> dict[int, int]:
+    """Embed the chunks of ``pages`` that lack a vector of ``model_name``; {page id: vectors written}.
+
+    Texts go to the embedder in slices of batch size x concurrency: a remote endpoint gets full
+    batches, several at once, whichever page they come from (a bulk load of small pages included).
+    """
     embedder = get_embedder()
     assert embedder is not None
     switching = is_switching(model_name)
-    pending = list(
-        _needs_vector(page, model_name, switching)
-        .order_by("ordinal")
-        .values_list("id", "heading", "text", "content_hash")
-    )
-    done = 0
-    batch_size = settings.EMBEDDINGS_BATCH_SIZE
-    for start in range(0, len(pending), batch_size):
-        batch = pending[start : start + batch_size]
-        vectors = embedder.embed_passages([passage_text(heading, text) for _id, heading, text, _h in batch])
-        now = timezone.now()
-        with transaction.atomic():
-            for (chunk_id, _heading, _text, content_hash), vector in zip(batch, vectors, strict=True):
-                # Written only if the chunk still holds the text it was computed from.
-                target = Chunk.objects.filter(id=chunk_id, content_hash=content_hash)
-                if switching:
-                    done += target.update(next_embedding=vector, next_embedding_model=model_name)
-                else:
-                    done += target.update(embedding=vector, embedding_model=model_name, embedded_at=now)
+    pending: list[tuple[int, int, str, str, str]] = []
+    for page in pages:
+        pending.extend(
+            (page.pk, *row)
+            for row in _needs_vector(page, model_name, switching)
+            .order_by("ordinal")
+            .values_list("id", "heading", "text", "content_hash")
+        )
+    done: dict[int, int] = {}
+    step = settings.EMBEDDINGS_BATCH_SIZE * settings.EMBEDDINGS_CONCURRENCY
+    for start in range(0, len(pending), step):
+        rows = pending[start : start + step]
+        vectors = embedder.embed_passages([passage_text(heading, text) for _p, _id, heading, text, _h in rows])
+        written = _write_vectors(
+            [
+                (chunk_id, content_hash, vector)
+                for (_p, chunk_id, _h, _t, content_hash), vector in zip(rows, vectors, strict=True)
+            ],
+            model_name,
+            switching,
+        )
+        page_of = {chunk_id: page_id for page_id, chunk_id, *_rest in rows}
+        for chunk_id in written:
+            done[page_of[chunk_id]] = done.get(page_of[chunk_id], 0) + 1
     return done
+
+
+def _write_vectors(rows: list[tuple[int, str, list[float]]], model_name: str, switching: bool) -> list[int]:
+    """One UPDATE for many chunks; a vector is written only if its chunk still holds the text it was
+    computed from (an edit meanwhile replaced it). Returns the ids written."""
+    if switching:  # building the next model's vectors while the old ones serve
+        assignments = "next_embedding = r.vector::vector, next_embedding_model = %s"
+        params: list[object] = [model_name]
+    else:
+        assignments = "embedding = r.vector::vector, embedding_model = %s, embedded_at = %s"
+        params = [model_name, timezone.now()]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE search_chunk c SET {assignments}
+            FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS r(id, content_hash, vector)
+            WHERE c.id = r.id AND c.content_hash = r.content_hash
+            RETURNING c.id
+            """,  # noqa: S608 - the assignments are one of two fixed strings
+            [
+                *params,
+                [chunk_id for chunk_id, _h, _v in rows],
+                [content_hash for _c, content_hash, _v in rows],
+                ["[" + ",".join(f"{float(x):.7g}" for x in vector) + "]" for _c, _h, vector in rows],
+            ],
+        )
+        return [row[0] for row in cursor.fetchall()]
 
 
 def passage_text(heading: str, text: str) -> str:
@@ -161,7 +198,18 @@ def passage_text(heading: str, text: str) -> str:
     return f"{heading}\n{text}" if heading else text
 
 
-def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
+@dataclass
+class _WordsIndexed:
+    """A page whose chunks and keyword index match ``revision_id``; its vectors may still be missing."""
+
+    page: Page
+    revision_id: int
+    total: int
+    reused: int
+
+
+def _index_words(page_id: int, revision_id: int | None, model_name: str) -> ReindexResult | _WordsIndexed:
+    """Replace the page's chunks and their tsvectors (committed: keyword search finds it now)."""
     page = Page.objects.filter(pk=page_id).select_related("space").first()
     if page is None:
         return ReindexResult("missing")
@@ -175,34 +223,69 @@ def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
             "reindex page=%s revision=%s: stale (published is %s)", page_id, revision_id, page.published_revision_id
         )
         return ReindexResult("stale")
-
-    embedder = get_embedder()
-    model_name = embedder.model_name if embedder else ""
     replaced = _replace_chunks(page, revision_id, model_name)
     if replaced is None:
         return ReindexResult("stale")
-    total, reused = replaced
     refresh_after_indexing(page.pk)
-    if not model_name:
-        return ReindexResult("indexed", chunks=total, reused=reused)
+    return _WordsIndexed(page, revision_id, *replaced)
 
+
+def _embed_pages(indexed: list[_WordsIndexed], model_name: str) -> list[ReindexResult]:
+    """Embed the missing vectors of pages whose words are indexed, then record each page's state."""
     ensure_serving_model(model_name)
     try:
-        embedded = _embed_missing(page, model_name)
+        embedded = _embed_missing([step.page for step in indexed], model_name)
     except EmbeddingError as exc:
-        IndexState.objects.filter(page=page, revision_id=revision_id).update(
-            status=IndexState.Status.FAILED, error=str(exc)[:2000], updated_at=timezone.now()
-        )
+        for step in indexed:
+            IndexState.objects.filter(page=step.page, revision_id=step.revision_id).update(
+                status=IndexState.Status.FAILED, error=str(exc)[:2000], updated_at=timezone.now()
+            )
         raise
     switching = is_switching(model_name)
-    missing = _needs_vector(page, model_name, switching).count()
-    if switching and missing == 0:
-        try_complete_switch(model_name)
-    status = IndexState.Status.INDEXED if missing == 0 else IndexState.Status.PENDING
-    IndexState.objects.filter(page=page, revision_id=revision_id).update(
-        status=status, embedded_count=total - missing, error="", updated_at=timezone.now()
-    )
-    return ReindexResult(status, chunks=total, embedded=embedded, reused=reused)
+    results = []
+    for step in indexed:
+        missing = _needs_vector(step.page, model_name, switching).count()
+        if switching and missing == 0:
+            try_complete_switch(model_name)
+        status = IndexState.Status.INDEXED if missing == 0 else IndexState.Status.PENDING
+        IndexState.objects.filter(page=step.page, revision_id=step.revision_id).update(
+            status=status, embedded_count=step.total - missing, error="", updated_at=timezone.now()
+        )
+        results.append(
+            ReindexResult(status, chunks=step.total, embedded=embedded.get(step.page.pk, 0), reused=step.reused)
+        )
+    return results
+
+
+def page_reindex(*, page_id: int, revision_id: int | None) -> ReindexResult:
+    return pages_reindex([page_id], revision_id=revision_id)[page_id]
+
+
+def pages_reindex(page_ids: list[int], *, revision_id: int | None = None) -> dict[int, ReindexResult]:
+    """Reindex pages: {page id: result}. ``revision_id`` (one page only): the revision the task was for.
+
+    Each page's words are indexed first, page by page, so keyword search finds every page before
+    its vectors exist; then the vectors of all of them are computed together (a bulk load's pages
+    share full batches).
+    """
+    if revision_id is not None and len(page_ids) != 1:
+        raise ValueError("revision_id names the revision of one page")
+    embedder = get_embedder()
+    model_name = embedder.model_name if embedder else ""
+    results: dict[int, ReindexResult] = {}
+    indexed: list[_WordsIndexed] = []
+    for page_id in dict.fromkeys(page_ids):
+        step = _index_words(page_id, revision_id, model_name)
+        if isinstance(step, ReindexResult):
+            results[page_id] = step
+        elif not model_name:
+            results[page_id] = ReindexResult("indexed", chunks=step.total, reused=step.reused)
+        else:
+            indexed.append(step)
+    if indexed:
+        for step, result in zip(indexed, _embed_pages(indexed, model_name), strict=True):
+            results[step.page.pk] = result
+    return results
 
 
 def page_unindex(*, page: Page) -> None:

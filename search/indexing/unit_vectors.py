@@ -38,15 +38,23 @@ def text_hash(text: str) -> str:
 
 def page_units_embed(*, page_id: int) -> int:
     """Store the vectors of the units of the page's chunks that have none; returns how many."""
+    return pages_units_embed([page_id])
+
+
+def pages_units_embed(page_ids: list[int]) -> int:
+    """The same for many pages, whose units share full batches (a bulk load); returns how many."""
     embedder = query_embedder()
     if embedder is None:
         return 0
     model = embedder.model_name
-    chunks = list(Chunk.objects.filter(page_id=page_id).values_list("id", "revision_id", "anchor", "heading", "text"))
-    revisions = {revision_id for _id, revision_id, *_rest in chunks}
-    by_revision = revision_units(revisions)
+    chunks = list(
+        Chunk.objects.filter(page_id__in=page_ids).values_list(
+            "id", "page_id", "revision_id", "anchor", "heading", "text"
+        )
+    )
+    by_revision = revision_units({revision_id for _id, _page, revision_id, *_rest in chunks})
     wanted: dict[tuple[int, str], str] = {}
-    for chunk_id, revision_id, anchor, heading, text in chunks:
+    for chunk_id, _page, revision_id, anchor, heading, text in chunks:
         for unit in chunk_units(by_revision.get(revision_id, []), anchor, heading, text):
             wanted.setdefault((chunk_id, text_hash(unit.text)), unit.text)
     have: set[tuple[int, str]] = set()
@@ -63,16 +71,22 @@ def page_units_embed(*, page_id: int) -> int:
         UnitVector.objects.filter(id__in=stale).delete()
     missing = [(key, text) for key, text in wanted.items() if key not in have]
     written = 0
-    batch_size = settings.EMBEDDINGS_BATCH_SIZE
-    for start in range(0, len(missing), batch_size):
-        batch = missing[start : start + batch_size]
+    step = settings.EMBEDDINGS_BATCH_SIZE * settings.EMBEDDINGS_CONCURRENCY  # see pipeline._embed_missing
+    for start in range(0, len(missing), step):
+        batch = missing[start : start + step]
         texts = list(dict.fromkeys(text for _key, text in batch))
         by_text = dict(zip(texts, embedder.embed_passages(texts), strict=True))
         written += _insert([(chunk_id, h, by_text[text]) for (chunk_id, h), text in batch], model)
-    if not chunks:  # an empty page has no unit to wait for
-        IndexState.objects.filter(page_id=page_id).update(units_model=units_mark(model))
-    elif len(revisions) == 1:  # done for the revision read; a reindex since then has reset the mark
-        IndexState.objects.filter(page_id=page_id, revision_id=revisions.pop()).update(units_model=units_mark(model))
+    revisions_of: dict[int, set[int]] = {page_id: set() for page_id in page_ids}
+    for _id, page_id, revision_id, *_rest in chunks:
+        revisions_of[page_id].add(revision_id)
+    for page_id, revisions in revisions_of.items():
+        if not revisions:  # an empty page has no unit to wait for
+            IndexState.objects.filter(page_id=page_id).update(units_model=units_mark(model))
+        elif len(revisions) == 1:  # done for the revision read; a reindex since then has reset the mark
+            IndexState.objects.filter(page_id=page_id, revision_id=revisions.pop()).update(
+                units_model=units_mark(model)
+            )
     return written
 
 

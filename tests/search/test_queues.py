@@ -6,6 +6,7 @@ lists: the routing under test is Celery's own (``task_routes``, ``queue=``), not
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -38,6 +39,7 @@ def queued() -> Iterator[Held]:
 
 
 REINDEX, SUMMARY = "search.tasks.reindex_page", "summaries.tasks.summarise_page"
+REINDEX_GROUP = "search.tasks.reindex_pages"  # bulk reindexes: pages in groups (core.queues.enqueue_grouped)
 
 
 def test_each_queue_has_its_own_exchange_and_key():
@@ -76,12 +78,34 @@ def test_imports_go_to_the_bulk_queue(queued, make_space, no_embeddings, tmp_pat
     with django_capture_on_commit_callbacks(execute=True):
         report = corpus_import(corpus, space=space)
     assert report.created == 3
-    assert queued() == {INTERACTIVE: Counter(), BULK: Counter({REINDEX: 3, SUMMARY: 3})}
+    # Committed after the import (this test's transaction), each page is sent alone.
+    assert queued() == {INTERACTIVE: Counter(), BULK: Counter({REINDEX_GROUP: 3, SUMMARY: 3})}
 
     # Anything else that saves pages in bulk does so inside bulk_work().
     with django_capture_on_commit_callbacks(execute=True), bulk_work():
         page_create(space=space, title="Generated", body="x")
-    assert queued()[BULK][REINDEX] == queued()[BULK][SUMMARY] == 4
+    assert queued()[BULK][REINDEX_GROUP] == queued()[BULK][SUMMARY] == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_sends_its_pages_reindexes_in_groups(queued, make_space, no_embeddings, tmp_path):  # type: ignore[no-untyped-def]
+    """GIVEN an import of 20 pages, each committed as it is read
+    THEN their reindexes go as two tasks (16 pages, then the 4 left when the import ends), every page once."""
+    from core.queues import GROUP_SIZE
+    from handbook.celery import app
+    from handbook.importing import corpus_import
+
+    space = make_space("hr")
+    lines = [{"id": f"doc-{n}", "title": f"Doc {n}", "body": f"Body {n}.", "lang": "en"} for n in range(20)]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps(line) for line in lines))
+    report = corpus_import(corpus, space=space)
+    assert queued()[BULK] == Counter({REINDEX_GROUP: 2, SUMMARY: 20})
+    with app.connection_for_write() as connection:
+        messages = [json.loads(m) for m in connection.default_channel.client.lrange(BULK, 0, -1)]
+    groups = [json.loads(base64.b64decode(m["body"]))[0][0] for m in messages if m["headers"]["task"] == REINDEX_GROUP]
+    assert sorted(len(group) for group in groups) == [20 - GROUP_SIZE, GROUP_SIZE]
+    assert sorted(page_id for group in groups for page_id in group) == sorted(report.page_ids)
 
 
 def test_reindex_all_sweeps_and_the_vocabulary_go_to_the_bulk_queue(queued, make_space, make_page, no_embeddings):  # type: ignore[no-untyped-def]
@@ -104,7 +128,7 @@ def test_reindex_all_sweeps_and_the_vocabulary_go_to_the_bulk_queue(queued, make
         INTERACTIVE: Counter({"search.tasks.worker_heartbeat": 1}),
         BULK: Counter(
             {
-                REINDEX: 2,
+                REINDEX_GROUP: 1,  # both pages in one task
                 "search.tasks.reindex_all": 1,
                 "search.tasks.sweep_index": 1,
                 "search.tasks.refresh_lexicon": 1,
@@ -126,7 +150,8 @@ def test_a_page_change_queues_its_reindex_and_its_summary_on_the_same_queue(  # 
     with django_capture_on_commit_callbacks(execute=True):
         page_changed(page, queue=queue)
     other = BULK if queue == INTERACTIVE else INTERACTIVE
-    assert queued() == {queue: Counter({REINDEX: 1, SUMMARY: 1}), other: Counter()}
+    reindex = REINDEX if queue == INTERACTIVE else REINDEX_GROUP
+    assert queued() == {queue: Counter({reindex: 1, SUMMARY: 1}), other: Counter()}
 
 
 def test_a_reindex_queues_nothing_behind_it(queued, make_space, make_page, no_embeddings):  # type: ignore[no-untyped-def]

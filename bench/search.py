@@ -44,6 +44,7 @@ if __package__ != "bench":  # `python bench/search.py` would shadow the `search`
     raise SystemExit("run as: python -m bench.search ...")
 
 from bench import common  # noqa: E402
+from bench.synthetic_vectors import Mixture  # noqa: E402
 
 MODES: dict[str, dict[str, bool]] = {
     "keyword": {"use_vectors": False, "cross_language": False},  # the keyword leg alone
@@ -363,13 +364,9 @@ BUCKET_USERS = (
     ("100%", "scale-100pct", "scale-100"),
 )
 SYNTH_SOURCES = ("gitlab-handbook", "sourcegraph-handbook")
-NOISE_SIGMA = 0.02
-# Each synthetic vector mixes its random real vector with a second one (weight up to MIX_MAX). Noise
-# alone made ~180 near-copies of every real vector at 1M chunks: clusters whose members are all each
-# other's nearest neighbours, so the HNSW graph had almost no edges between clusters and walks stayed
-# in the wrong one (recall@10 0.23 against exact). Real chunks are not copies of each other.
-MIX_MAX = 0.5
-VECTORS_VERSION = 2  # a scale database built with other synthetic vectors is rebuilt
+# Synthetic vectors: bench/synthetic_vectors.py (a Gaussian mixture fitted to the real ones). Version 1
+# (a real vector plus noise) and 2 (mixed with a second one) made clusters of near-copies at 1M chunks.
+VECTORS_VERSION = 3  # a scale database built with other synthetic vectors is rebuilt
 SEED = 20260
 
 
@@ -539,8 +536,8 @@ def build_scale(size: str) -> dict[str, Any]:
             "vectors": (
                 "real (local model)"
                 if not synthetic
-                else f"{real_chunks} real + {synthetic} SYNTHETIC (random real vector + U(0, {MIX_MAX}) x another"
-                f" + N(0, {NOISE_SIGMA}^2) noise per dimension, normalised)"
+                else f"{real_chunks} real + {synthetic} SYNTHETIC, drawn from a Gaussian mixture fitted to the real"
+                " vectors (bench/synthetic_vectors.py)"
             ),
             "vectors_version": VECTORS_VERSION,
             "build_s": round(time.monotonic() - started, 1),
@@ -610,7 +607,7 @@ def _insert_synthetic(
     from handbook.models import text_search_config
     from search.indexing.chunking import chunk_markdown
 
-    rng = np.random.default_rng(SEED)
+    mixture = Mixture(base, np.random.default_rng(SEED))
     t = time.monotonic()
     cursor.execute(
         "CREATE TEMP TABLE bench_stage (id bigint, page_id bigint, ordinal int, heading text, "
@@ -638,11 +635,7 @@ def _insert_synthetic(
             lang = (item.get("lang") or "en")[:2]
             title = item["title"].strip()[:300]
             pages.append((page_id, ref, title, lang))
-            vectors = base[rng.integers(0, len(base), len(drafts))]
-            mix = rng.uniform(0, MIX_MAX, (len(drafts), 1)).astype(np.float32)
-            vectors = vectors + mix * base[rng.integers(0, len(base), len(drafts))]
-            vectors = vectors + rng.normal(0, NOISE_SIGMA, vectors.shape).astype(np.float32)
-            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors = mixture.take(len(drafts))
             config, title_f = text_search_config(lang), fold_accents(title)
             for draft, vector in zip(drafts, vectors, strict=True):
                 chunk_id += 1

@@ -5,7 +5,9 @@
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
 #   BENCH_1M=0         skip the ~1M-chunk latency/recall run (one-off build ~25 min on 2 cores, ~12 GB of disk)
-#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ask import llm statements"   run a subset
+#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion ask import llm statements"   run a subset
+#   (ingestion: the GitLab handbook loaded with load_corpus --wait by real workers, against a
+#   served endpoint (whole corpus, ~10 min) and the local model (one page in 20, ~30 min))
 #   (llm: search and Ask with a slow and a never-answering fake LLM provider; it writes its own
 #   small bilingual handbook and needs no corpora; ~4 min)
 #
@@ -16,6 +18,7 @@ BIN=.venv/bin
 export HANDBOOK_DATA_DIR="${HANDBOOK_DATA_DIR:-$PWD/var/bench}"
 unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
 DEFAULT="quality scale10k scale100k scale1m indexing"
+[ -f "${HANDBOOK_SHARED:-../shared}/corpora/gitlab-handbook.jsonl" ] && DEFAULT="$DEFAULT ingestion"
 [ -f bench/ask.py ] && DEFAULT="$DEFAULT ask"
 [ -d "${HANDBOOK_SHARED:-../shared}/repos" ] && DEFAULT="$DEFAULT import"
 DEFAULT="$DEFAULT llm statements"
@@ -50,6 +53,8 @@ for bench in $ONLY; do
     scale100k) run "Search at ~100k chunks" bench.search scale --size 100k ;;
     scale1m)   run "Search at ~1M chunks" bench.search scale --size 1m --sections latency recall ;;
     indexing)  run "Indexing" bench.indexing ;;
+    ingestion) run "Ingestion, served endpoint (GitLab handbook)" bench.ingestion --embedder endpoint
+               run "Ingestion, local model (GitLab handbook, one page in 20)" bench.ingestion --embedder local ;;
     ask)       run "Ask" bench.ask ;;
     import)    run "Markdown import (../shared/repos)" bench.import_repos ;;
     llm)       run "LLM latency (slow and never-answering provider)" bench.llm_latency ;;

@@ -36,6 +36,8 @@ class Embedder(Protocol):
     model_name: str
     dimensions: int
 
+    parallel_requests: int  # batches computed at once: callers pass this many batches per call
+
     def embed_passages(self, texts: list[str]) -> list[list[float]]: ...
 
     def embed_query(self, text: str) -> list[float]: ...
@@ -48,6 +50,7 @@ class LocalE5Embedder:
 
     model_name = LOCAL_MODEL_NAME
     dimensions = LOCAL_DIMENSIONS
+    parallel_requests = 1  # one engine: it already uses every core
 
     def __init__(self) -> None:
         self._model = None
@@ -101,6 +104,10 @@ class OpenAIEmbedder:
         self._client = OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=2)
         # e5 models are trained with prefixes; other models must not get them.
         self._prefixes = ("query: ", "passage: ") if "e5" in model.lower() else ("", "")
+
+    @property
+    def parallel_requests(self) -> int:
+        return settings.EMBEDDINGS_CONCURRENCY
 
     def _request(self, batch: list[str]) -> list[list[float]]:
         import openai

@@ -148,7 +148,7 @@ def _embed_missing(pages: list[Page], model_name: str) -> dict[int, int]:
             .values_list("id", "heading", "text", "content_hash")
         )
     done: dict[int, int] = {}
-    step = settings.EMBEDDINGS_BATCH_SIZE * settings.EMBEDDINGS_CONCURRENCY
+    step = settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests
     for start in range(0, len(pending), step):
         rows = pending[start : start + step]
         vectors = embedder.embed_passages([passage_text(heading, text) for _p, _id, heading, text, _h in rows])

@@ -71,7 +71,7 @@ def pages_units_embed(page_ids: list[int]) -> int:
         UnitVector.objects.filter(id__in=stale).delete()
     missing = [(key, text) for key, text in wanted.items() if key not in have]
     written = 0
-    step = settings.EMBEDDINGS_BATCH_SIZE * settings.EMBEDDINGS_CONCURRENCY  # see pipeline._embed_missing
+    step = settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests  # see pipeline._embed_missing
     for start in range(0, len(missing), step):
         batch = missing[start : start + step]
         texts = list(dict.fromkeys(text for _key, text in batch))

@@ -54,8 +54,8 @@ def test_a_group_of_pages_is_keyword_searchable_before_any_vector_and_shares_bat
 ):
     """GIVEN three pages of two chunks each, reindexed as one group
     THEN every page's chunks and tsvectors exist before the first vector is computed, and the
-    embedder gets the six chunks in calls of batch x concurrency texts, across pages."""
-    settings.EMBEDDINGS_BATCH_SIZE, settings.EMBEDDINGS_CONCURRENCY = 2, 2
+    embedder gets the six chunks in full batches that span pages."""
+    settings.EMBEDDINGS_BATCH_SIZE = 4
     space = make_space("rules")
     pages = [make_page(space, f"Rule {n}", _body(n), index=False) for n in range(3)]
     embedder = get_embedder()

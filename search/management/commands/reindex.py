@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from core.queues import BULK, workers_available
+from core.queues import BULK, bulk_work, workers_available
 from handbook import page_work
 from handbook.models import Page
 
@@ -44,9 +44,10 @@ class Command(BaseCommand):
             self.stdout.write("Done.")
             return
         count = 0
-        for page in pages.select_related("published_revision").iterator():
-            page_work.page_changed(page, queue=BULK)  # the index and the summary of each page
-            count += 1
+        with bulk_work():  # reindexes gathered in groups of pages: full embedding batches
+            for page in pages.select_related("published_revision").iterator():
+                page_work.page_changed(page, queue=BULK)  # the index and the summary of each page
+                count += 1
         self.stdout.write(f"Queued {count} page(s) for the workers.")
         if options["wait"]:
             with tqdm(total=len(ids), desc="index", unit="page", disable=quiet) as bar:

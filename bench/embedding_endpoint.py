@@ -4,7 +4,8 @@
 
 Each request takes ``--latency`` seconds whatever its size (the issue's "fixed 50 ms per
 request"). Like a hosted endpoint it has limits: at most ``--max-inputs`` inputs a request
-(more: 400) and ``--max-concurrent`` requests at once (more: 429, which the client retries).
+(more: 400) and ``--max-concurrent`` requests served at once (more wait their turn, as at a
+server with a fixed pool of model replicas).
 Its limit is therefore ``max_concurrent x max_inputs / latency`` inputs a second, and a
 client reaches it only with full batches, several in flight.
 
@@ -37,8 +38,9 @@ class Endpoint:
             dimensions,
         )
         self.lock = threading.Lock()
+        self.slots = threading.BoundedSemaphore(max_concurrent)
         self.in_flight = 0
-        self.stats = {"requests": 0, "inputs": 0, "refused_busy": 0, "refused_size": 0, "in_flight_max": 0}
+        self.stats = {"requests": 0, "inputs": 0, "refused_size": 0, "in_flight_max": 0}
 
     @property
     def limit(self) -> float:
@@ -58,13 +60,11 @@ def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             pass
 
-        def _send(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        def _send(self, status: int, obj: Any) -> None:
             body = json.dumps(obj).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
 
@@ -82,26 +82,19 @@ def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
                 message = f"at most {endpoint.max_inputs} inputs a request, got {len(inputs)}"
                 self._send(400, {"error": {"message": message, "type": "invalid_request_error"}})
                 return
-            with endpoint.lock:
-                busy = endpoint.in_flight >= endpoint.max_concurrent
-                if busy:
-                    endpoint.stats["refused_busy"] += 1
-                else:
+            with endpoint.slots:  # at most max_concurrent at once; the others wait here
+                with endpoint.lock:
                     endpoint.in_flight += 1
                     endpoint.stats["in_flight_max"] = max(endpoint.stats["in_flight_max"], endpoint.in_flight)
-            if busy:
-                error = {"error": {"message": "too many requests at once", "type": "rate_limit_error"}}
-                self._send(429, error, {"Retry-After": "0.05"})
-                return
-            try:
-                started = time.monotonic()
-                vectors = [endpoint.vector(str(text)) for text in inputs]
-                time.sleep(max(0.0, endpoint.latency - (time.monotonic() - started)))
-            finally:
-                with endpoint.lock:
-                    endpoint.in_flight -= 1
-                    endpoint.stats["requests"] += 1
-                    endpoint.stats["inputs"] += len(inputs)
+                try:
+                    started = time.monotonic()
+                    vectors = [endpoint.vector(str(text)) for text in inputs]
+                    time.sleep(max(0.0, endpoint.latency - (time.monotonic() - started)))
+                finally:
+                    with endpoint.lock:
+                        endpoint.in_flight -= 1
+                        endpoint.stats["requests"] += 1
+                        endpoint.stats["inputs"] += len(inputs)
             as_base64 = payload.get("encoding_format") == "base64"
             data = [
                 {

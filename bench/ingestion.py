@@ -238,7 +238,7 @@ def _report(args, every, workers, items, passages, units, raw, ingest, stats, en
     )
     limit = None
     if args.embedder == "endpoint":
-        limit = args.endpoint_concurrent * args.endpoint_inputs / args.endpoint_latency
+        limit = args.endpoint_concurrent * args.endpoint_inputs / max(args.endpoint_latency, 1e-9)
         note += (
             f" Endpoint: {args.endpoint_latency * 1000:.0f} ms a request, {args.endpoint_inputs} inputs a request, "
             f"{args.endpoint_concurrent} at once: limit {limit:.0f} inputs/s. Ingestion / limit: {rate / limit:.2f}; "

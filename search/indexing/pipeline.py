@@ -30,6 +30,7 @@ from search.indexing.chunking import chunk_markdown
 from search.indexing.embedders import EmbeddingError, get_embedder
 from search.indexing.model_switch import ensure_serving_model, is_switching, try_complete_switch
 from search.models import Chunk, IndexState
+from search.statistics.scopes import page_scope
 from search.statistics.term_statistics import refresh_after_indexing
 
 logger = logging.getLogger(__name__)
@@ -226,8 +227,18 @@ def _index_words(page_id: int, revision_id: int | None, model_name: str) -> Rein
     replaced = _replace_chunks(page, revision_id, model_name)
     if replaced is None:
         return ReindexResult("stale")
-    refresh_after_indexing(page.pk)
     return _WordsIndexed(page, revision_id, *replaced)
+
+
+def _refresh_statistics(indexed: list[_WordsIndexed]) -> None:
+    """Word statistics of each scope the pages count in, once per scope (a group is mostly one)."""
+    seen: set[tuple[int, tuple[int, ...]] | None] = set()
+    for step in indexed:
+        scope = page_scope(step.page.pk)
+        key = (scope[0], tuple(scope[1])) if scope else None
+        if key not in seen:
+            seen.add(key)
+            refresh_after_indexing(step.page.pk)
 
 
 def _embed_pages(indexed: list[_WordsIndexed], model_name: str) -> list[ReindexResult]:
@@ -278,11 +289,13 @@ def pages_reindex(page_ids: list[int], *, revision_id: int | None = None) -> dic
         step = _index_words(page_id, revision_id, model_name)
         if isinstance(step, ReindexResult):
             results[page_id] = step
-        elif not model_name:
-            results[page_id] = ReindexResult("indexed", chunks=step.total, reused=step.reused)
         else:
             indexed.append(step)
-    if indexed:
+    _refresh_statistics(indexed)
+    if not model_name:
+        for step in indexed:
+            results[step.page.pk] = ReindexResult("indexed", chunks=step.total, reused=step.reused)
+    elif indexed:
         for step, result in zip(indexed, _embed_pages(indexed, model_name), strict=True):
             results[step.page.pk] = result
     return results

@@ -1,6 +1,6 @@
 """Ingesting a large handbook end to end, against the embedder's own speed.
 
-    python -m bench.ingestion --embedder endpoint [--every 1] [--workers 2] [--endpoint-concurrent 4]
+    python -m bench.ingestion --embedder endpoint [--every 1] [--workers 4] [--endpoint-concurrent 1]
     python -m bench.ingestion --embedder local [--every 20]
 
 On a fresh database of the bench instance (``bench_ingest_<embedder>``), in one run:
@@ -167,13 +167,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.ingestion", description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", choices=("local", "endpoint"), required=True)
     parser.add_argument("--every", type=int, default=0, help="one page in N (default: 1 endpoint, 20 local)")
-    parser.add_argument("--workers", type=int, default=0, help="worker processes (default: 2 endpoint, 1 local)")
+    parser.add_argument("--workers", type=int, default=0, help="worker processes (default: 4 endpoint, 1 local)")
     parser.add_argument("--endpoint-latency", type=float, default=0.05)
     parser.add_argument("--endpoint-inputs", type=int, default=32)
-    parser.add_argument("--endpoint-concurrent", type=int, default=4)
+    parser.add_argument("--endpoint-concurrent", type=int, default=1)
     args = parser.parse_args(argv)
     every = args.every or (1 if args.embedder == "endpoint" else 20)
-    workers = args.workers or (2 if args.embedder == "endpoint" else 1)
+    # Endpoint: more processes than cores, so one's CPU work overlaps the others' waits on requests.
+    workers = args.workers or (4 if args.embedder == "endpoint" else 1)
     database = f"bench_ingest_{args.embedder}"
     _fresh_database(database)
     endpoint = None
@@ -241,7 +242,8 @@ def _report(args, every, workers, items, passages, units, raw, ingest, stats, en
         limit = args.endpoint_concurrent * args.endpoint_inputs / max(args.endpoint_latency, 1e-9)
         note += (
             f" Endpoint: {args.endpoint_latency * 1000:.0f} ms a request, {args.endpoint_inputs} inputs a request, "
-            f"{args.endpoint_concurrent} at once: limit {limit:.0f} inputs/s. Ingestion / limit: {rate / limit:.2f}; "
+            f"{args.endpoint_concurrent} at once (more wait their turn): limit {limit:.0f} inputs/s. "
+            f"Ingestion / limit: {rate / limit:.2f}; "
             f"raw / limit: {raw['texts_per_s'] / limit:.2f}. Endpoint counters: {stats}."
         )
     common.section(

@@ -7,7 +7,7 @@
 #   BENCH_1M=0         skip the ~1M-chunk latency/recall run (one-off build ~25 min on 2 cores, ~12 GB of disk)
 #   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion ask import llm statements"   run a subset
 #   (ingestion: the GitLab handbook loaded with load_corpus --wait by real workers, against a
-#   served endpoint (whole corpus, ~10 min) and the local model (one page in 20, ~30 min))
+#   served endpoint (whole corpus, ~25 min) and the local model (one page in 20, ~20 min))
 #   (llm: search and Ask with a slow and a never-answering fake LLM provider; it writes its own
 #   small bilingual handbook and needs no corpora; ~4 min)
 #

@@ -51,6 +51,8 @@ logger = logging.getLogger(__name__)
 LANGUAGES = languages.CODES  # languages with stop-word lists and text-search configs
 MIN_CHUNKS = 2  # a word must appear in this many chunks of its language (typos, names out)
 MAX_WORDS_PER_LANGUAGE = 20_000  # the most frequent; ~30 MB of vectors at 384 dimensions
+# Longest vocabulary word; the stored column holds 100 characters (LexiconWord.word).
+MAX_WORD_CHARS = 40
 MIN_LANGUAGE_CHUNKS = 20  # below this a language's vocabulary (and its mean) is too thin
 MIN_SIMILARITY = 0.5  # cosine of the centred vectors; below it a word is left untranslated
 MAX_QUERY_WORDS = 12
@@ -101,9 +103,10 @@ def vocabulary() -> dict[str, dict[str, Counter[str]]]:
 
 
 def _content_words(text: str, language: str) -> list[str]:
-    """The words that are vocabulary (and get translated): no stop-words, numbers or 1-2 letter words."""
+    """The words that are vocabulary (and get translated): no stop-words, numbers, 1-2 letter words,
+    or tokens longer than any word (hashes, long identifiers: a real handbook has them)."""
     stop = STOPWORDS[language]
-    return [w for w in words(text) if len(w) >= 3 and w not in stop and not w.isdigit()]
+    return [w for w in words(text) if 3 <= len(w) <= MAX_WORD_CHARS and w not in stop and not w.isdigit()]
 
 
 def build_lexicon(embedder: Embedder, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:

@@ -72,6 +72,18 @@ def test_build_stores_each_language_vocabulary_and_is_incremental(bilingual, dja
 
 
 @pytest.mark.django_db
+def test_tokens_longer_than_any_word_are_not_vocabulary(bilingual, make_space, make_page):
+    """A real handbook holds hashes and long identifiers: the build must not fail on them (the
+    stored word is at most 100 characters) and they are not words to translate."""
+    token = "a" + "b1c2" * 40  # 161 characters, one token
+    make_page(make_space("dev"), "Checksums", f"# Checksums\n\nThe release checksum is {token} for the build.")
+    counts = lexicon_build()
+    assert counts["en"] > 10
+    assert not LexiconWord.objects.filter(word__startswith="ab1c2").exists()
+    assert LexiconWord.objects.filter(word="checksum").exists()
+
+
+@pytest.mark.django_db
 def test_french_question_finds_the_english_page_by_translated_words(bilingual, settings):
     pages, bob, _carol = bilingual
     question = "remboursement des frais de voyage"

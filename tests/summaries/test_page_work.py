@@ -16,6 +16,7 @@ pytestmark = pytest.mark.django_db
 class _DownEmbedder:
     model_name = "down"
     dimensions = 384
+    parallel_requests = 1
 
     def embed_passages(self, texts):  # type: ignore[no-untyped-def]
         raise EmbeddingError("the embeddings provider is down")

@@ -79,14 +79,13 @@ def _texts(items: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
 
 
 def _raw(passages: list[str], units: list[str]) -> dict[str, Any]:
-    from django.conf import settings
 
-    from search.indexing.embedders import get_embedder
+    from search.indexing.embedders import call_size, get_embedder
 
     embedder = get_embedder()
     assert embedder is not None
     embedder.embed_passages(["warm-up: load the model, open the connection"])
-    step = settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests
+    step = call_size(embedder)
     started = time.perf_counter()
     for texts in (passages, units):
         for start in range(0, len(texts), step):

@@ -135,9 +135,9 @@ class OpenAIEmbedder:
         """
         size = min(self.max_batch, settings.EMBEDDINGS_BATCH_SIZE)
         batches = [inputs[start : start + size] for start in range(0, len(inputs), size)]
-        if len(batches) <= 1 or settings.EMBEDDINGS_CONCURRENCY <= 1:
+        if len(batches) <= 1 or self.parallel_requests <= 1:
             return [vector for batch in batches for vector in self._request(batch)]
-        with ThreadPoolExecutor(max_workers=min(settings.EMBEDDINGS_CONCURRENCY, len(batches))) as pool:
+        with ThreadPoolExecutor(max_workers=min(self.parallel_requests, len(batches))) as pool:
             # map() keeps the order; the first failure is raised once every request has ended.
             return [vector for vectors in pool.map(self._request, batches) for vector in vectors]
 
@@ -153,6 +153,11 @@ class OpenAIEmbedder:
         if not texts:
             return []
         return self._embed([self._prefixes[0] + t[:MAX_INPUT_CHARS] for t in texts])
+
+
+def call_size(embedder: Embedder) -> int:
+    """Texts to hand an embedder per call in bulk work: one batch per request it may have in flight."""
+    return settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests
 
 
 @lru_cache(maxsize=1)

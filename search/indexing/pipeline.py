@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -27,7 +26,7 @@ from django.utils import timezone
 from core.text import fold_accents
 from handbook.models import Page, text_search_config
 from search.indexing.chunking import chunk_markdown
-from search.indexing.embedders import EmbeddingError, get_embedder
+from search.indexing.embedders import EmbeddingError, call_size, get_embedder
 from search.indexing.model_switch import ensure_serving_model, is_switching, try_complete_switch
 from search.models import Chunk, IndexState
 from search.statistics.scopes import page_scope
@@ -134,7 +133,7 @@ def _needs_vector(page: Page, model_name: str, switching: bool):  # type: ignore
 def _embed_missing(pages: list[Page], model_name: str) -> dict[int, int]:
     """Embed the chunks of ``pages`` that lack a vector of ``model_name``; {page id: vectors written}.
 
-    Texts go to the embedder in slices of batch size x concurrency: a remote endpoint gets full
+    Texts go to the embedder in slices of ``call_size``: a remote endpoint gets full
     batches, several at once, whichever page they come from (a bulk load of small pages included).
     """
     embedder = get_embedder()
@@ -149,7 +148,7 @@ def _embed_missing(pages: list[Page], model_name: str) -> dict[int, int]:
             .values_list("id", "heading", "text", "content_hash")
         )
     done: dict[int, int] = {}
-    step = settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests
+    step = call_size(embedder)
     for start in range(0, len(pending), step):
         rows = pending[start : start + step]
         vectors = embedder.embed_passages([passage_text(heading, text) for _p, _id, heading, text, _h in rows])

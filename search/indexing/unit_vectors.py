@@ -17,11 +17,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 
-from django.conf import settings
 from django.db import connection
 
 from handbook.answer_units import RULES_VERSION, chunk_units, revision_units
 from handbook.models import Page
+from search.indexing.embedders import call_size
 from search.indexing.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
 
@@ -71,7 +71,7 @@ def pages_units_embed(page_ids: list[int]) -> int:
         UnitVector.objects.filter(id__in=stale).delete()
     missing = [(key, text) for key, text in wanted.items() if key not in have]
     written = 0
-    step = settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests  # see pipeline._embed_missing
+    step = call_size(embedder)  # full batches across pages, as for chunks
     for start in range(0, len(missing), step):
         batch = missing[start : start + step]
         texts = list(dict.fromkeys(text for _key, text in batch))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Protocol
 
@@ -37,6 +38,7 @@ class Embedder(Protocol):
     dimensions: int
 
     parallel_requests: int  # batches computed at once: callers pass this many batches per call
+    remote: bool  # computed elsewhere: the caller's own work can overlap the wait
 
     def embed_passages(self, texts: list[str]) -> list[list[float]]: ...
 
@@ -51,6 +53,7 @@ class LocalE5Embedder:
     model_name = LOCAL_MODEL_NAME
     dimensions = LOCAL_DIMENSIONS
     parallel_requests = 1  # one engine: it already uses every core
+    remote = False
 
     def __init__(self) -> None:
         self._model = None
@@ -95,6 +98,7 @@ class OpenAIEmbedder:
     """Any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` client."""
 
     max_batch = 2048  # the API's limit on inputs per request
+    remote = True
 
     def __init__(self, *, base_url: str, model: str, api_key: str, dimensions: int, timeout: float) -> None:
         from openai import OpenAI
@@ -189,3 +193,23 @@ def active_model_name() -> str:
     """The model whose vectors search may use; '' when embeddings are off."""
     embedder = get_embedder()
     return embedder.model_name if embedder else ""
+
+
+def passages_in_slices(embedder: Embedder, slices: Sequence[list[str]]) -> Iterator[list[list[float]]]:
+    """Each slice's vectors, in order, for a caller that writes one slice before taking the next.
+
+    A remote embedder gets the next slice while the caller writes this one: the endpoint never waits
+    for our database writes, and a bulk load is bounded by the endpoint. A local model computes one
+    slice at a time: it already uses every core, which the writes would only take from it.
+    """
+    if not embedder.remote or len(slices) <= 1:
+        for texts in slices:
+            yield embedder.embed_passages(texts)
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ahead = pool.submit(embedder.embed_passages, slices[0])
+        for texts in slices[1:]:
+            vectors = ahead.result()  # a failure is raised here, before the next request goes
+            ahead = pool.submit(embedder.embed_passages, texts)
+            yield vectors
+        yield ahead.result()

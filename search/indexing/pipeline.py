@@ -26,7 +26,7 @@ from django.utils import timezone
 from core.text import fold_accents
 from handbook.models import Page, text_search_config
 from search.indexing.chunking import chunk_markdown
-from search.indexing.embedders import EmbeddingError, call_size, get_embedder
+from search.indexing.embedders import EmbeddingError, call_size, get_embedder, passages_in_slices
 from search.indexing.model_switch import ensure_serving_model, is_switching, try_complete_switch
 from search.models import Chunk, IndexState
 from search.statistics.scopes import page_scope
@@ -149,9 +149,9 @@ def _embed_missing(pages: list[Page], model_name: str) -> dict[int, int]:
         )
     done: dict[int, int] = {}
     step = call_size(embedder)
-    for start in range(0, len(pending), step):
-        rows = pending[start : start + step]
-        vectors = embedder.embed_passages([passage_text(heading, text) for _p, _id, heading, text, _h in rows])
+    slices = [pending[start : start + step] for start in range(0, len(pending), step)]
+    texts = [[passage_text(heading, text) for _p, _id, heading, text, _h in rows] for rows in slices]
+    for rows, vectors in zip(slices, passages_in_slices(embedder, texts), strict=True):
         written = _write_vectors(
             [
                 (chunk_id, content_hash, vector)

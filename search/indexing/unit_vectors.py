@@ -21,7 +21,7 @@ from django.db import connection
 
 from handbook.answer_units import RULES_VERSION, chunk_units, revision_units
 from handbook.models import Page
-from search.indexing.embedders import call_size
+from search.indexing.embedders import call_size, passages_in_slices
 from search.indexing.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
 
@@ -72,10 +72,10 @@ def pages_units_embed(page_ids: list[int]) -> int:
     missing = [(key, text) for key, text in wanted.items() if key not in have]
     written = 0
     step = call_size(embedder)  # full batches across pages, as for chunks
-    for start in range(0, len(missing), step):
-        batch = missing[start : start + step]
-        texts = list(dict.fromkeys(text for _key, text in batch))
-        by_text = dict(zip(texts, embedder.embed_passages(texts), strict=True))
+    batches = [missing[start : start + step] for start in range(0, len(missing), step)]
+    distinct = [list(dict.fromkeys(text for _key, text in batch)) for batch in batches]
+    for batch, texts, vectors in zip(batches, distinct, passages_in_slices(embedder, distinct), strict=True):
+        by_text = dict(zip(texts, vectors, strict=True))
         written += _insert([(chunk_id, h, by_text[text]) for (chunk_id, h), text in batch], model)
     revisions_of: dict[int, set[int]] = {page_id: set() for page_id in page_ids}
     for _id, page_id, revision_id, *_rest in chunks:

@@ -4,9 +4,11 @@ search/indexing/embedders.py)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from search.indexing.embedders import get_embedder
+from search.indexing.embedders import EmbeddingError, get_embedder, passages_in_slices
 from search.indexing.pipeline import pages_reindex
 from search.models import Chunk, IndexState, UnitVector
 
@@ -46,6 +48,55 @@ def test_one_request_at_a_time_when_concurrency_is_one(endpoint, settings):  # t
     get_embedder().embed_passages([f"text {n}" for n in range(5)])  # type: ignore[union-attr]
     assert endpoint.embedding_batches == [2, 2, 1]
     assert endpoint.embedding_in_flight_max == 1
+
+
+def test_a_remote_embedder_gets_the_next_slice_while_the_caller_writes_this_one(endpoint, settings):  # type: ignore[no-untyped-def]
+    """GIVEN three slices for an endpoint WHEN the caller holds the first slice's vectors (writing them)
+    THEN the second slice is already requested; each slice gets its own vectors, in order."""
+    settings.EMBEDDINGS_CONCURRENCY = 1
+    embedder = get_embedder()
+    assert embedder is not None and embedder.remote
+    slices = [[f"slice {n} text {i}" for i in range(2)] for n in range(3)]
+    vectors = passages_in_slices(embedder, slices)
+    first = next(vectors)
+    deadline = time.monotonic() + 5
+    while endpoint.embedding_calls < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert endpoint.embedding_calls == 2  # the next slice went while this one was being written
+    rest = list(vectors)
+    assert endpoint.embedding_calls == 3
+    endpoint.embedding_delay = 0.0
+    assert [first, *rest] == [embedder.embed_passages(texts) for texts in slices]
+
+
+class _CountingEmbedder:
+    model_name, dimensions, parallel_requests = "counting", 3, 1
+
+    def __init__(self, remote: bool, fail_on: int = 0) -> None:
+        self.remote, self.fail_on, self.calls = remote, fail_on, 0
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]:
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise EmbeddingError("the embeddings provider is down")
+        return [[float(len(t)), 0.0, 1.0] for t in texts]
+
+
+def test_a_local_model_computes_one_slice_at_a_time():  # type: ignore[no-untyped-def]
+    embedder = _CountingEmbedder(remote=False)
+    vectors = passages_in_slices(embedder, [["a"], ["bb"], ["ccc"]])  # type: ignore[arg-type]
+    assert next(vectors) == [[1.0, 0.0, 1.0]]
+    assert embedder.calls == 1  # nothing computed ahead: the model already uses every core
+    assert list(vectors) == [[[2.0, 0.0, 1.0]], [[3.0, 0.0, 1.0]]]
+
+
+def test_a_failed_slice_is_raised_in_its_turn_and_no_later_slice_is_requested():  # type: ignore[no-untyped-def]
+    embedder = _CountingEmbedder(remote=True, fail_on=2)
+    vectors = passages_in_slices(embedder, [["a"], ["bb"], ["ccc"], ["dddd"]])  # type: ignore[arg-type]
+    assert next(vectors) == [[1.0, 0.0, 1.0]]
+    with pytest.raises(EmbeddingError):
+        next(vectors)
+    assert embedder.calls == 2
 
 
 def test_a_group_of_pages_is_keyword_searchable_before_any_vector_and_shares_batches(  # type: ignore[no-untyped-def]

@@ -17,6 +17,7 @@ class _DownEmbedder:
     model_name = "down"
     dimensions = 384
     parallel_requests = 1
+    remote = False
 
     def embed_passages(self, texts):  # type: ignore[no-untyped-def]
         raise EmbeddingError("the embeddings provider is down")

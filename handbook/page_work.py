@@ -67,8 +67,16 @@ def run_inline(pages: Iterable[Any], progress: Any = None) -> None:
             progress.update(1)
 
 
-def wait_until_done(page_ids: list[int], *, timeout: float, progress: Any = None, poll: float = 0.5) -> list[int]:
-    """Block until no registered work is pending for these pages; the ids still pending."""
+POLL_S = 0.5
+POLL_PAGES_PER_S = 1_000  # pages checked per second of pause: a large import is checked less often
+
+
+def wait_until_done(page_ids: list[int], *, timeout: float, progress: Any = None, poll: float = POLL_S) -> list[int]:
+    """Block until no registered work is pending for these pages; the ids still pending.
+
+    Each check reads every pending page (the summary check hashes its text), so with thousands
+    pending the pause grows with them: the wait would otherwise take the cores the work needs.
+    """
     deadline = time.monotonic() + timeout
     remaining = set(page_ids)
     done_before = 0
@@ -79,5 +87,5 @@ def wait_until_done(page_ids: list[int], *, timeout: float, progress: Any = None
             progress.update(done - done_before)
             done_before = done
         if remaining:
-            time.sleep(poll)
+            time.sleep(max(poll, min(10 * poll, len(remaining) / POLL_PAGES_PER_S)))
     return sorted(remaining)

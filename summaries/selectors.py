@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple
 
-from django.db.models import QuerySet
+from django.db.models import BooleanField, Case, CharField, Exists, Func, OuterRef, QuerySet, TextField, Value, When
+from django.db.models.functions import Concat
 
 from handbook.models import Page
 from summaries.models import Summary
@@ -64,14 +65,29 @@ def summaries_for_pages(page_ids: list[int]) -> dict[int, Summary]:
     return found
 
 
+class _Sha256Hex(Func):
+    """PostgreSQL's own sha256 of a text, in hex: ``source_hash`` computed where the text is."""
+
+    template = "encode(sha256(convert_to(%(expressions)s, 'UTF8')), 'hex')"
+    output_field = CharField()
+
+
 def pages_without_current_summary(pages: QuerySet[Page]) -> list[int]:
-    """Ids of published pages with no ready or failed summary for their published text."""
-    missing = []
-    for page_id, title, body in pages.published().values_list(
-        "id", "published_revision__title", "published_revision__body"
-    ):
+    """Ids of published pages with no ready summary for their published text.
+
+    One statement (``load_corpus --wait`` asks this of thousands of pages twice a second). A ready
+    summary stored for the published revision is current; for the others Postgres hashes the
+    published text and looks for a ready summary of the same text (republished unchanged).
+    """
+    ready = Summary.objects.filter(page_id=OuterRef("pk"), status=Summary.Status.READY)
+    published_text = Concat(
+        OuterRef("published_revision__title"), Value("\n\n"), OuterRef("published_revision__body"),
+        output_field=TextField(),
+    )  # fmt: skip
+    current = Case(
         # An LLM failure falls back to an extractive summary: any ready method counts.
-        done = Summary.objects.filter(page_id=page_id, source_hash=source_hash(title, body), status="ready")
-        if not done.exists():
-            missing.append(page_id)
-    return missing
+        When(Exists(ready.filter(revision_id=OuterRef("published_revision_id"))), then=Value(True)),
+        default=Exists(ready.filter(source_hash=_Sha256Hex(published_text))),
+        output_field=BooleanField(),
+    )
+    return list(pages.published().annotate(current=current).filter(current=False).values_list("id", flat=True))

@@ -48,3 +48,15 @@ def test_a_summary_is_written_while_embeddings_are_down(make_space, monkeypatch,
     assert failures or state.status != IndexState.Status.INDEXED  # indexing did not complete…
     summary = Summary.objects.get(page=page, status=Summary.Status.READY)  # …the summary did
     assert "25 days" in summary.text
+
+
+def test_waiting_on_thousands_of_pages_checks_less_often_as_more_are_pending(monkeypatch):  # type: ignore[no-untyped-def]
+    """Each check reads every pending page: with 3,000 pending the wait pauses 3 s, with 100 the usual 0.5 s."""
+    from handbook import page_work
+
+    left = iter([set(range(3000)), set(range(100)), set()])
+    pauses: list[float] = []
+    monkeypatch.setattr(page_work, "pending", lambda ids: next(left))
+    monkeypatch.setattr(page_work.time, "sleep", pauses.append)
+    assert page_work.wait_until_done(list(range(5000)), timeout=60) == []
+    assert pauses == [3.0, 0.5]

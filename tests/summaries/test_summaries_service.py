@@ -304,6 +304,17 @@ def test_older_summary_is_never_returned(page, make_user):  # type: ignore[no-un
     assert summaries_for_pages([page.pk]) == {page.pk: new}
 
 
+def test_a_summary_of_the_same_text_counts_whatever_revision_it_names(space, make_page):  # type: ignore[no-untyped-def]
+    """The text's hash is computed by Postgres: it must be source_hash's, accents and emoji included."""
+    page = make_page(space, "Télétravail 🙂", BODY.replace("Remote work", "Travail à distance — été"), index=False)
+    summary = generate(page)
+    assert pages_without_current_summary(type(page).objects.filter(pk=page.pk)) == []
+    Summary.objects.filter(pk=summary.pk).update(revision=None)  # as after its revision was deleted
+    assert pages_without_current_summary(type(page).objects.filter(pk=page.pk)) == []  # the same text
+    Summary.objects.filter(pk=summary.pk).update(source_hash=source_hash("other", "text"))
+    assert pages_without_current_summary(type(page).objects.filter(pk=page.pk)) == [page.pk]
+
+
 def test_failed_llm_row_is_never_shown(page, fast_llm, make_user):  # type: ignore[no-untyped-def]
     fast_llm.queue(Reply(status=503))
     page.refresh_from_db()

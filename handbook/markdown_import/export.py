@@ -1,19 +1,29 @@
 """A space as a zip of Markdown: every published page with front matter, its attachments beside it,
-links between pages and to attachments made relative, so importing the zip again rebuilds the space."""
+links between pages and to attachments made relative, so importing the zip again rebuilds the space.
+
+The zip holds what its caller may read (``Page.objects.visible_to``) and nothing else: editing a
+space does not mean reading its restricted pages. A page left out leaves no trace: no file, no
+folder named after it, no attachment, and a link to it (or to a file of it) becomes the link's text,
+with no address; a link to a hidden page reads the same as one to a missing page.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import re
+import uuid
 import zipfile
+from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 import yaml
+from django.db.models import QuerySet
 
 from handbook.attachments.models import Attachment
-from handbook.markdown_import.links import rewrite_targets
-from handbook.models import Page, Space
+from handbook.markdown_import.links import UNLINK, link_targets, rewrite_targets
+from handbook.models import Page, SlugRedirect, Space
 
 _PAGE_URL = re.compile(r"^/spaces/(?P<space>[\w-]+)/(?P<slug>[\w-]+)/?(?P<anchor>#.*)?$")
 _ATTACHMENT_URL = re.compile(r"^/attachments/(?P<id>[0-9a-fA-F-]{32,36})(?:/[^#?]*)?$")
@@ -39,13 +49,52 @@ def _relative(target: PurePosixPath, source: PurePosixPath) -> str:
     return posixpath.relpath(target.as_posix(), source.parent.as_posix() or ".")
 
 
-def space_export(space: Space, out: IO[bytes]) -> dict[str, int]:
-    """Write the zip to ``out``; returns counts of pages and attachments written."""
-    pages = list(Page.objects.filter(space=space).published().select_related("published_revision").order_by("pk"))
+def _readable(user: Any) -> QuerySet[Page]:
+    """Pages an export for ``user`` may show or link to; ``user=None``: every published page
+    (``manage.py export_space`` without ``--user``, run by whoever runs the server)."""
+    return Page.objects.published() if user is None else Page.objects.visible_to(user)
+
+
+@dataclass
+class _Targets:
+    """Where the page and attachment links of the exported bodies lead, among what the reader may read."""
+
+    pages: dict[tuple[str, str], int]  # (space slug, page slug or old slug) → page id
+    files: set[str]  # attachment ids (hex)
+
+
+def _link_targets(bodies: list[str], user: Any) -> _Targets:
+    addresses: set[tuple[str, str]] = set()
+    file_ids: set[uuid.UUID] = set()
+    for body in bodies:
+        for target in link_targets(body):
+            if match := _PAGE_URL.match(target):
+                addresses.add((match.group("space"), match.group("slug")))
+            elif match := _ATTACHMENT_URL.match(target):
+                with contextlib.suppress(ValueError):
+                    file_ids.add(uuid.UUID(match.group("id")))
+    readable = _readable(user)
+    slugs = {slug for _space, slug in addresses}
+    # The permission filter is the SQL one; Python only pairs the rows found with the addresses.
+    found = readable.filter(slug__in=slugs).values_list("space__slug", "slug", "pk")
+    pages = {(space, slug): pk for space, slug, pk in found if (space, slug) in addresses}
+    old = SlugRedirect.objects.filter(page_slug__in=slugs, page__in=readable)
+    for space, slug, pk in old.values_list("space_slug", "page_slug", "page_id"):
+        if (space, slug) in addresses:
+            pages.setdefault((space, slug), pk)
+    files = Attachment.objects.filter(pk__in=file_ids, page__in=readable).values_list("id", flat=True)
+    return _Targets(pages=pages, files={file_id.hex for file_id in files})
+
+
+def space_export(space: Space, out: IO[bytes], *, user: Any) -> dict[str, int]:
+    """Write the zip of what ``user`` may read of ``space`` to ``out`` (``user=None``: every published
+    page); returns counts of pages and attachments written."""
+    pages = list(_readable(user).filter(space=space).select_related("published_revision").order_by("pk"))
     paths = _paths(pages)
-    by_slug = {p.slug: p for p in pages}
+    targets = _link_targets([p.body for p in pages], user)
     attachments: dict[str, PurePosixPath] = {}  # attachment id (hex) → path in the zip
     files: list[tuple[Attachment, PurePosixPath]] = []
+    # Only the exported pages' files: an attachment is readable exactly when its page is.
     for attachment in Attachment.objects.filter(page__in=pages).order_by("page_id", "created_at"):
         page_path = paths[attachment.page_id]
         folder = page_path.parent / f"{page_path.stem if page_path.stem != 'index' else '_'}.files"
@@ -62,14 +111,20 @@ def space_export(space: Space, out: IO[bytes]) -> dict[str, int]:
             path = paths[page.pk]
 
             def relink(target: str, path: PurePosixPath = path) -> str | None:
+                # In the zip: a relative path. Readable elsewhere in the handbook: kept as written.
+                # Anything else (hidden, draft, deleted, missing alike): the link becomes its text.
                 if match := _PAGE_URL.match(target):
-                    linked = by_slug.get(match.group("slug")) if match.group("space") == space.slug else None
-                    if linked is not None:
-                        return _relative(paths[linked.pk], path) + (match.group("anchor") or "")
+                    linked = targets.pages.get((match.group("space"), match.group("slug")))
+                    if linked is None:
+                        return UNLINK
+                    if linked in paths:
+                        return _relative(paths[linked], path) + (match.group("anchor") or "")
                 elif match := _ATTACHMENT_URL.match(target):
-                    file_path = attachments.get(match.group("id").replace("-", "").lower())
-                    if file_path is not None:
-                        return _relative(file_path, path)
+                    file_id = match.group("id").replace("-", "").lower()
+                    if file_id in attachments:
+                        return _relative(attachments[file_id], path)
+                    if file_id not in targets.files:
+                        return UNLINK
                 return None
 
             revision = page.published_revision

@@ -19,7 +19,8 @@ from handbook.views.lookups import editable_space
 def space_export_zip(request: HttpRequest, space_slug: str) -> HttpResponse:
     space = editable_space(request.user, space_slug)
     out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by FileResponse
-    space_export(space, out)
+    # Editors export what they read: a page restricted to a group they are not in stays out.
+    space_export(space, out, user=request.user)
     out.seek(0)
     return FileResponse(out, as_attachment=True, filename=f"{space.slug}.zip", content_type="application/zip")
 

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.widgets import FilteredSelectMultiple
+from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -28,7 +31,7 @@ from django.utils.translation import ngettext
 from handbook.forms import ThrottledAuthenticationForm
 from handbook.markdown_import.admin_upload import MarkdownZipImportMixin
 from handbook.models import Page, Revision, SlugRedirect, Space
-from handbook.services import page_undelete
+from handbook.services import page_set_restrictions, page_undelete
 
 
 def admin_site_admits(user: Any) -> bool:
@@ -95,8 +98,31 @@ class DeletedFilter(admin.SimpleListFilter):
         return queryset
 
 
+class PageAdminForm(forms.ModelForm):
+    """The restriction groups as a plain form field: Django's admin cannot edit a many-to-many with a
+    through model (``PageRestriction``, whose protected group keeps restrictions from vanishing)."""
+
+    restrictions = forms.ModelMultipleChoiceField(
+        queryset=Group.objects.order_by("name"),
+        required=False,
+        widget=FilteredSelectMultiple(_("groups"), is_stacked=False),
+        label=_("restricted to groups"),
+        help_text=_("When set, only members of these groups (among the space's readers) may read the page."),
+    )
+
+    class Meta:
+        model = Page
+        fields = ["title", "parent"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["restrictions"].initial = list(self.instance.restricted_to_groups.all())
+
+
 @admin.register(Page)
 class PageAdmin(admin.ModelAdmin):
+    form = PageAdminForm
     list_display = ["title", "space", "language", "status", "updated_at", "is_deleted"]
     list_filter = ["status", "space", "language", DeletedFilter]
     search_fields = ["title", "ref"]
@@ -114,8 +140,7 @@ class PageAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     ]
-    fields = ["title", *readonly_fields[:-2], "parent", "restricted_to_groups", "created_at", "updated_at"]
-    filter_horizontal = ["restricted_to_groups"]
+    fields = ["title", *readonly_fields[:-2], "parent", "restrictions", "created_at", "updated_at"]
     inlines = [RevisionInline]
     actions = ["restore_pages"]
 
@@ -129,6 +154,10 @@ class PageAdmin(admin.ModelAdmin):
         if db_field.name == "parent":
             kwargs["queryset"] = Page.objects.editable_by(request.user).select_related("space")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        page_set_restrictions(page=form.instance, groups=list(form.cleaned_data["restrictions"]))
 
     @admin.display(boolean=True, description=_("deleted"))
     def is_deleted(self, obj: Page) -> bool:

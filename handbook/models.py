@@ -14,6 +14,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from core import languages
@@ -77,6 +78,7 @@ class Page(models.Model):
     restricted_to_groups = models.ManyToManyField(
         Group,
         blank=True,
+        through="PageRestriction",
         related_name="restricted_pages",
         help_text="When set, only members of these groups (among the space's readers) may read the page.",
     )
@@ -121,6 +123,33 @@ class Page(models.Model):
     @property
     def is_published(self) -> bool:
         return self.status == self.Status.PUBLISHED and self.published_revision_id is not None
+
+
+class PageRestriction(models.Model):
+    """One group a page is restricted to: the rows of ``Page.restricted_to_groups``.
+
+    The group is protected. Permissions read "no restriction rows" as "unrestricted", so a cascade
+    from a deleted group used to open the page to the whole space; now deleting a group that still
+    restricts a page is refused (the admin lists the pages), and the restriction fails closed.
+    The table keeps the name and columns of the auto-created one (migration 0006): the scope-stamp
+    triggers of 0005 and the raw SQL of ``search.statistics`` read it by name.
+    """
+
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="+")
+    group = models.ForeignKey(Group, on_delete=models.PROTECT, related_name="page_restrictions")
+
+    class Meta:
+        db_table = "handbook_page_restricted_to_groups"
+        unique_together = [("page", "group")]
+        verbose_name = _("page restriction")
+        verbose_name_plural = _("page restrictions")
+
+    def __str__(self) -> str:
+        # Shown in the admin's "protected related objects" list when a group's deletion is refused.
+        return gettext("“%(page)s” (space “%(space)s”) is restricted to this group: remove the restriction first") % {
+            "page": self.page.title,
+            "space": self.page.space.slug,
+        }
 
 
 class Revision(models.Model):

@@ -4,7 +4,9 @@ A page is listed when an Ask answer citing it (``AskLog.citations`` holds page r
 "not helpful", to the people who answer for it (``handbook.review.selectors.answered_for``: its
 owner, its owner group's members, or its space's editors when it has no owner; superusers: all),
 and only when they may read it (``Page.objects.visible_to``). Counts and the last answer's date
-only: no comment, no question, no person (those are in "Answers readers rejected").
+only: no comment, no question, no person (those are in "Answers readers rejected"). Only answers
+whose question the viewer may see count (every passage page readable: ``search.gaps.visibility``),
+so a page hidden from them never moves a count or a date.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.db.models.functions import JSONObject
 
 from handbook.models import Page
 from handbook.review.selectors import MAX_TO_REVIEW, answered_for
+from search.gaps.visibility import readable_passages_q
 from search.models import AskLog
 
 
@@ -28,13 +31,14 @@ class RejectedPage:
     last_at: datetime  # when the most recent answer rated "not helpful" that cites it was given
 
 
-def _rejections() -> Any:
-    """Thumbs-down Ask log rows citing the outer page, grouped into one row."""
+def _rejections(user: Any) -> Any:
+    """Thumbs-down Ask log rows citing the outer page that ``user`` may see, grouped into one row."""
     cites_page = Func(JSONObject(ref=OuterRef("ref")), function="jsonb_build_array", output_field=JSONField())
+    logs = AskLog.objects.filter(helpful=False, citations__contains=cites_page)
+    if not user.is_superuser:
+        logs = logs.filter(readable_passages_q(user))
     return (
-        AskLog.objects.filter(helpful=False, citations__contains=cites_page)
-        .order_by()
-        .values("helpful")  # one group: every matching row
+        logs.order_by().values("helpful")  # one group: every matching row
     )
 
 
@@ -43,7 +47,7 @@ def rejected_pages(user: Any, *, limit: int = MAX_TO_REVIEW) -> list[RejectedPag
     thumbs-down first, then the most recently rejected."""
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         return []
-    rows = _rejections()
+    rows = _rejections(user)
     pages = (
         answered_for(Page.objects.visible_to(user), user)
         .annotate(

@@ -3,11 +3,13 @@
 Privacy and permissions (README, "Insights and privacy"):
 
 - Only editors of at least one space and superusers see the page; no person is ever named.
-- A question is shown to an editor when the passages retrieved for it came from a space they
-  edit, or when it matched nothing at all (searches that found nothing, questions with no
-  passage). Questions logged before their spaces were kept are shown to superusers only.
+- Which asked questions a viewer may see is ``search.gaps.visibility``: those whose passages came
+  from pages the viewer may ALL read, with one in a space they edit; those that matched nothing once
+  several people asked them; superusers: all. Searches that found nothing (no person is kept) are
+  shown to every editor.
 - Spaces are named only when the viewer edits them; a page (title, link, quote, answer text)
   only when the viewer may read it and, for answers readers rejected, edits its space.
+- Times of asked questions are shown to the day (the template), never to the minute.
 - All of it is decided in SQL (``Space.objects.editable_by``, ``Page.objects.visible_to``).
 """
 
@@ -18,12 +20,14 @@ from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
-from django.db.models import BooleanField, F, Q
+from django.db.models import BooleanField, F, IntegerField, OuterRef, Subquery
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce
 
 from handbook.models import Page, Space
 from search.gaps.fixes import Fix, possible_fixes
 from search.gaps.grouping import Group, Mention, group_mentions
+from search.gaps.visibility import asks_shown
 from search.models import AskLog, SearchMiss
 
 MAX_ROWS = 2000  # the most recent questions (and searches) read per list
@@ -62,11 +66,8 @@ def can_view_insights(user: Any) -> bool:
 
 
 def _asks_for(scope: Scope) -> Any:
-    """Ask log rows the viewer may see: their spaces' questions, and those that reached no passage."""
-    logs = AskLog.objects.all()
-    if scope.superuser:
-        return logs
-    return logs.filter(Q(passage_spaces=[]) | Q(passage_spaces__overlap=scope.space_ids))
+    """Ask log rows the viewer may see (``search.gaps.visibility``)."""
+    return asks_shown(scope.user, superuser=scope.superuser, space_ids=scope.space_ids)
 
 
 @dataclass
@@ -103,9 +104,13 @@ class TopQuestions:
 
 
 def top_questions(scope: Scope) -> list[TopQuestions]:
-    """What people ask, per space the viewer edits: by the space of each question's best passage."""
+    """What people ask, per space the viewer edits: by the (current) space of the page of each
+    question's best passage; rows logged before pages were kept (superusers only) by its space."""
+    best_page_space = Page.objects.filter(pk=OuterRef("best_page")).values("space_id")[:1]
     rows = (
-        AskLog.objects.annotate(top_space=F("passage_spaces__0"))
+        _asks_for(scope)
+        .alias(best_page=F("passage_pages__0"))  # best first
+        .annotate(top_space=Coalesce(Subquery(best_page_space), F("passage_spaces__0"), output_field=IntegerField()))
         .filter(top_space__in=scope.space_ids)
         .order_by("-created_at")
         .values_list("question", "created_at", "top_space")[:MAX_ROWS]
@@ -152,7 +157,8 @@ def _pages_sql(pages: Any) -> tuple[str, tuple[Any, ...]] | None:
 
 
 def rejected_answers(scope: Scope, user: Any) -> list[RejectedAnswer]:
-    """Thumbs-down answers citing a page the viewer may read in a space they edit, newest first."""
+    """Thumbs-down answers citing a page the viewer may read in a space they edit, newest first;
+    only answers whose question the viewer may see at all (every passage page readable)."""
     mine = Page.objects.visible_to(user)
     if not scope.superuser:
         mine = mine.filter(space_id__in=scope.space_ids)
@@ -168,7 +174,8 @@ def rejected_answers(scope: Scope, user: Any) -> list[RejectedAnswer]:
         output_field=BooleanField(),
     )
     logs = list(
-        AskLog.objects.filter(helpful=False)
+        _asks_for(scope)
+        .filter(helpful=False)
         .alias(cites_mine=cites_mine)
         .filter(cites_mine=True)
         .order_by("-created_at")[:MAX_REJECTED]

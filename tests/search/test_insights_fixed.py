@@ -14,6 +14,7 @@ from handbook.services import page_create, page_save
 from search.ask.answers import answer_question
 from search.gaps import fixes
 from search.gaps.selectors import insights_scope, unanswered
+from search.gaps.visibility import MIN_ASKERS
 from search.models import AskLog
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +45,8 @@ def world(make_space, make_page, make_user) -> SimpleNamespace:  # type: ignore[
         b=b,
         rooftop=rooftop,
         asker=make_user("asker", "staff"),
+        # A question that matched nothing is shown to editors once this many people asked it.
+        others=[make_user(f"asker{n}", "staff") for n in range(2, MIN_ASKERS + 1)],
         editor_a=make_user("eda", "staff", "a-editors"),
         editor_b=make_user("edb", "payroll", "b-editors"),
     )
@@ -65,6 +68,14 @@ def publish(django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
         return page
 
     return make
+
+
+def _ask_by_several(world: Any, question: str) -> Any:
+    """``question`` asked by ``MIN_ASKERS`` people (the first answer is returned)."""
+    first = _ask(world.asker, question)
+    for other in world.others:
+        _ask(other, question)
+    return first
 
 
 def _insights(client: Any, user: Any) -> str:
@@ -103,10 +114,11 @@ def test_a_new_revision_answers_a_question_that_reached_its_page(client, world, 
 
 
 def test_a_new_page_answers_a_question_that_reached_nothing(no_embeddings, client, world, publish):
-    first = _ask(world.asker, PARKING_QUESTION)
+    first = _ask_by_several(world, PARKING_QUESTION)
     assert first.mode == "no_answer"
     assert _ask(world.asker, PARKING_QUESTION).cached  # the answer cache is on: same passages, same answer
-    assert list(AskLog.objects.filter(question=PARKING_QUESTION).values_list("passage_spaces", flat=True)) == [[], []]
+    logged = AskLog.objects.filter(question=PARKING_QUESTION).values_list("passage_spaces", flat=True)
+    assert list(logged) == [[]] * (MIN_ASKERS + 1)
     row = _row(_insights(client, world.editor_a), PARKING_QUESTION)
     assert "possibly fixed" not in row and "nothing matched" in row
 
@@ -123,7 +135,7 @@ def test_a_new_page_answers_a_question_that_reached_nothing(no_embeddings, clien
 
 
 def test_a_fix_the_editor_may_not_read_is_never_shown_to_them(no_embeddings, client, world, publish):
-    assert _ask(world.asker, PARKING_QUESTION).mode == "no_answer"
+    assert _ask_by_several(world, PARKING_QUESTION).mode == "no_answer"
     # The answer lands in the payroll space, which the facilities editor may not read.
     publish(world.b, "Scooter allowance", SECRET, world.editor_b)
 
@@ -140,7 +152,8 @@ def test_a_fix_the_editor_may_not_read_is_never_shown_to_them(no_embeddings, cli
 def test_an_unrelated_or_older_page_fixes_nothing(no_embeddings, client, world, publish):
     publish(world.a, "Charging scooters", SCOOTER, world.editor_a)
     # Asked after the page was published, and answered by nothing new since.
-    AskLog.objects.create(question="Where can I charge my electric scooter?", mode="no_answer", passage_spaces=[])
+    for user in [world.asker, *world.others]:
+        AskLog.objects.create(question=PARKING_QUESTION, mode="no_answer", user=user, passage_spaces=[])
     publish(world.a, "Canteen menu", "# Canteen\n\nSoup on Mondays.\n", world.editor_a)
     row = _row(_insights(client, world.editor_a), PARKING_QUESTION)
     assert "possibly fixed" not in row
@@ -148,7 +161,12 @@ def test_an_unrelated_or_older_page_fixes_nothing(no_embeddings, client, world, 
 
 def test_only_the_first_groups_are_checked_and_retrieval_runs_once_per_group(no_embeddings, world, monkeypatch):
     for n in range(fixes.MAX_CHECKED + 5):
-        AskLog.objects.create(question=f"zorblax question number {n}", mode="no_answer", passage_spaces=[])
+        AskLog.objects.create(
+            question=f"zorblax question number {n}",
+            mode="no_answer",
+            passage_spaces=[world.a.pk],
+            passage_pages=[world.rooftop.pk],
+        )
     page_save(page=world.rooftop, title="Rooftop", body=ROOFTOP + "\nMore benches.\n", author=world.editor_a)
     calls: list[str] = []
     monkeypatch.setattr(fixes, "_top_pages", lambda text, user: calls.append(text) or [])

@@ -26,11 +26,11 @@ def site(make_user, make_space, make_page) -> Any:  # type: ignore[no-untyped-de
 
     a = make_space("facilities", viewers=("staff",), editors=("a-editors",))
     b = make_space("payroll", viewers=("payroll",), editors=("b-editors",))
-    make_page(a, "Rooftop terrace", ROOFTOP, ref="rooftop")
-    make_page(b, "Payroll calendar", PAYROLL, ref="payroll-calendar")
+    rooftop = make_page(a, "Rooftop terrace", ROOFTOP, ref="rooftop")
+    payroll = make_page(b, "Payroll calendar", PAYROLL, ref="payroll-calendar")
     # Asked before the fix: the passages found came from A for one question, from B for the other.
-    AskLog.objects.create(question=OURS, mode="no_answer", passage_spaces=[a.pk])
-    AskLog.objects.create(question=THEIRS, mode="no_answer", passage_spaces=[b.pk])
+    AskLog.objects.create(question=OURS, mode="no_answer", passage_spaces=[a.pk], passage_pages=[rooftop.pk])
+    AskLog.objects.create(question=THEIRS, mode="no_answer", passage_spaces=[b.pk], passage_pages=[payroll.pk])
     return SimpleNamespace(editor=make_user("editor", "staff", "a-editors"))
 
 

@@ -1,5 +1,10 @@
 """Sign-in with the company's OpenID Connect provider (mozilla-django-oidc, authorization code + PKCE).
 
+A person is their provider account: the ID token's issuer and subject, checked
+here (issuer, audience, authorised party, required claims) on top of the
+library's signature and nonce checks. The username claim only names a new
+account (``accounts.identities``).
+
 At every sign-in the person's handbook groups follow the provider's groups
 claim: groups the mapping manages are added and removed to match it, so a person
 removed from a group at the provider loses that access at their next sign-in
@@ -12,6 +17,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import jwt
+import requests
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group
@@ -19,7 +26,11 @@ from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
+from accounts.identities import create_sso_account, record_refusal, record_sign_in, sign_in_account
+
 logger = logging.getLogger(__name__)
+# Seconds the provider's clock may be ahead of ours (iat, nbf) or an expiry behind.
+CLOCK_LEEWAY_S = 30
 
 
 def provider_groups(claims: dict[str, Any]) -> set[str]:
@@ -31,22 +42,28 @@ def provider_groups(claims: dict[str, Any]) -> set[str]:
     return {str(item) for item in value}
 
 
+def _prefixed(names: set[str]) -> set[str]:
+    prefix = settings.OIDC_GROUP_PREFIX
+    return {name for name in names if prefix and name.startswith(prefix)}
+
+
 def sync_groups(user: Any, claims: dict[str, Any]) -> None:
-    """Make the user's managed handbook groups, staff and superuser flags follow the claims."""
+    """Make the user's managed handbook groups, staff and superuser flags follow the claims.
+
+    Managed groups are the targets of OIDC_GROUP_MAP and the groups named with
+    OIDC_GROUP_PREFIX (provider groups with that prefix are taken as they are); only
+    those are added or removed. A provider group outside both names nothing: the
+    provider cannot put anyone in a handbook group the handbook did not hand it.
+    """
     if not settings.OIDC_SYNC_GROUPS:  # a provider without groups (Google): groups are kept in the admin
         return
     theirs = provider_groups(claims)
     mapping: dict[str, list[str]] = settings.OIDC_GROUP_MAP
-    if mapping:
-        managed = {name for names in mapping.values() for name in names}
-        wanted = {name for group in theirs for name in mapping.get(group, [])}
-    else:  # no mapping: provider groups are handbook groups of the same name, and all of them are managed
-        managed = None
-        wanted = theirs
+    wanted = {name for group in theirs for name in mapping.get(group, [])} | _prefixed(theirs)
     with transaction.atomic():
         current = set(user.groups.values_list("name", flat=True))
-        removable = current if managed is None else current & managed
-        to_remove = removable - wanted
+        managed = {name for names in mapping.values() for name in names} | _prefixed(current)
+        to_remove = (current & managed) - wanted
         to_add = wanted - current
         if to_remove:
             user.groups.remove(*Group.objects.filter(name__in=to_remove))
@@ -67,32 +84,102 @@ def sync_groups(user: Any, claims: dict[str, Any]) -> None:
         logger.info("sign-in %s: groups +%s -%s", user.username, sorted(to_add), sorted(to_remove))
 
 
+def _same_issuer(issuer: Any) -> bool:
+    # OIDC_ISSUER is kept without a trailing slash (settings): compare both that way.
+    return bool(settings.OIDC_ISSUER) and isinstance(issuer, str) and issuer.rstrip("/") == settings.OIDC_ISSUER
+
+
+def check_id_token(payload: dict[str, Any]) -> None:
+    """The checks of OpenID Connect Core 3.1.3.7 that mozilla-django-oidc leaves to us.
+
+    Signature, algorithm and nonce are checked by the library, and ``exp``, ``nbf`` and a
+    future ``iat`` by PyJWT when present (``_verify_jws``); here every required claim must be
+    present, the issuer be ours, the audience include us and, when several parties are named,
+    the authorised party (``azp``) be us.
+    """
+    missing = [name for name in ("iss", "sub", "aud", "exp", "iat") if payload.get(name) in (None, "")]
+    if missing:
+        raise SuspiciousOperation(f"ID token without {', '.join(missing)}")
+    if not _same_issuer(payload["iss"]):
+        raise SuspiciousOperation(f"ID token from issuer {payload['iss']!r}, not OIDC_ISSUER")
+    audience = payload["aud"]
+    audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
+    client_id = settings.OIDC_RP_CLIENT_ID
+    if client_id not in audiences:
+        raise SuspiciousOperation("ID token not meant for this client (aud)")
+    azp = payload.get("azp")
+    if azp is not None and azp != client_id:
+        raise SuspiciousOperation("ID token authorised for another client (azp)")
+    if len(audiences) > 1 and azp is None:
+        raise SuspiciousOperation("ID token for several audiences without azp")
+
+
 class HandbookOIDCBackend(OIDCAuthenticationBackend):
-    """People are matched by the provider's username claim (never by e-mail, which can be reassigned)."""
+    """People are their provider account (``iss``, ``sub`` of the ID token), never a name or an e-mail.
+
+    The library's flow is kept: ``get_or_create_user`` reads the claims (``get_userinfo``),
+    checks them (``verify_claims``), looks the person up (``filter_users_by_claims``) and then
+    updates (``update_user``) or creates (``create_user``) them. The username claim only names
+    a new account (``accounts.identities``).
+    """
+
+    def _verify_jws(self, payload: str, key: Any) -> dict[str, Any]:
+        # The library's own check (mozilla-django-oidc 5.0), with a little leeway for the
+        # provider's clock, and with every PyJWT refusal a refused sign-in: the library turns
+        # only DecodeError into one, so an expired or future token used to end in a 500.
+        try:
+            algorithm = jwt.get_unverified_header(payload).get("alg")
+            if algorithm != self.OIDC_RP_SIGN_ALGO:
+                raise SuspiciousOperation(f"token algorithm {algorithm!r} is not OIDC_RP_SIGN_ALGO")
+            return jwt.decode(
+                payload, key, algorithms=[self.OIDC_RP_SIGN_ALGO], leeway=CLOCK_LEEWAY_S, options={"verify_aud": False}
+            )
+        except jwt.InvalidTokenError as exc:
+            raise SuspiciousOperation(f"token refused: {exc}") from None
+
+    def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:
+        check_id_token(payload)
+        try:
+            return super().get_or_create_user(access_token, id_token, payload)
+        except SuspiciousOperation as exc:
+            # The provider vouched for this account and we still refused: if it is someone we
+            # know, their tokens stop until a sign-in succeeds.
+            record_refusal(issuer=payload["iss"], subject=str(payload["sub"]), reason=str(exc))
+            raise
 
     def get_userinfo(self, access_token: str, id_token: str, payload: dict[str, Any]) -> dict[str, Any]:
-        # The verified ID token's claims, completed by the userinfo endpoint (Entra ID puts groups in
-        # the ID token, Keycloak in both).
-        claims = dict(payload)
-        claims.update(super().get_userinfo(access_token, id_token, payload))
+        """The ID token's claims completed by the userinfo endpoint (Entra ID puts groups in the ID
+        token, Keycloak in both); who the person is (iss, sub, the username) comes from the ID token."""
+        userinfo = super().get_userinfo(access_token, id_token, payload)
+        if str(userinfo.get("sub", "")) != str(payload["sub"]):
+            raise SuspiciousOperation("userinfo is about another subject than the ID token")
+        claims = {**payload, **userinfo}
+        identity = ("iss", "sub", settings.OIDC_USERNAME_CLAIM)
+        claims.update({name: payload[name] for name in identity if name in payload})
         return claims
 
     def verify_claims(self, claims: dict[str, Any]) -> bool:
-        if settings.OIDC_ISSUER and claims.get("iss") not in (None, settings.OIDC_ISSUER):
+        if not _same_issuer(claims.get("iss")):
             logger.warning("sign-in refused: issuer %r is not OIDC_ISSUER", claims.get("iss"))
             return False
-        return bool(self._username(claims))
+        return bool(claims.get("sub")) and bool(self._username(claims))
 
     def _username(self, claims: dict[str, Any]) -> str:
         value = claims.get(settings.OIDC_USERNAME_CLAIM) or claims.get("sub") or ""
         return str(value)[:150]
 
     def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
-        return self.UserModel.objects.filter(username=self._username(claims))
+        """The account of this provider account; none for a new person (the caller then creates one)."""
+        user = sign_in_account(issuer=claims["iss"], subject=str(claims["sub"]), username=self._username(claims))
+        return self.UserModel.objects.filter(pk=user.pk) if user is not None else self.UserModel.objects.none()
 
     def create_user(self, claims: dict[str, Any]) -> Any:
-        user = self.UserModel.objects.create_user(username=self._username(claims), email=claims.get("email", ""))
-        user.set_unusable_password()
+        user = create_sso_account(
+            issuer=claims["iss"],
+            subject=str(claims["sub"]),
+            username=self._username(claims),
+            email=claims.get("email", "") or "",
+        )
         return self.update_user(user, claims)
 
     def update_user(self, user: Any, claims: dict[str, Any]) -> Any:
@@ -105,6 +192,7 @@ class HandbookOIDCBackend(OIDCAuthenticationBackend):
             setattr(user, name, value)
         user.save()
         sync_groups(user, claims)
+        record_sign_in(issuer=claims["iss"], subject=str(claims["sub"]))
         return user
 
     def authenticate(self, request: Any, **kwargs: Any) -> Any:
@@ -112,8 +200,11 @@ class HandbookOIDCBackend(OIDCAuthenticationBackend):
             return None
         try:
             return super().authenticate(request, **kwargs)
-        except SuspiciousOperation as exc:
+        except (SuspiciousOperation, jwt.InvalidTokenError) as exc:
             logger.warning("sign-in refused: %s", exc)
+            return None
+        except requests.RequestException as exc:  # the provider refused the code, or did not answer
+            logger.warning("sign-in failed at the provider: %s", exc)
             return None
 
 

@@ -1,11 +1,58 @@
+"""Reads for the profile page, the token checks and sign-in."""
+
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 
-from accounts.models import PersonalToken
+from accounts.models import PersonalToken, SSOIdentity
 
 
 def tokens_of(*, user: Any) -> QuerySet[PersonalToken]:
     return PersonalToken.objects.filter(user=user).order_by("-created_at")
+
+
+def has_sso_identity(*, user: Any) -> bool:
+    return SSOIdentity.objects.filter(user=user).exists()
+
+
+def live_token_count(*, user: Any, now: datetime) -> int:
+    return PersonalToken.objects.filter(user=user, revoked_at__isnull=True, expires_at__gt=now).count()
+
+
+def sso_allows_tokens(*, user_id: int, now: datetime) -> bool:
+    """Whether the tokens of this person may work, as far as single sign-on is concerned.
+
+    People without a provider identity are not concerned (True). A person the provider vouches
+    for must have signed in through it within TOKEN_SSO_FRESHNESS_DAYS, and not have had a
+    sign-in refused since: the provider is where people are removed, and it tells the handbook
+    only when they sign in.
+    """
+    identities = list(SSOIdentity.objects.filter(user_id=user_id).values_list("last_login_at", "refused_at"))
+    if not identities:
+        return True
+    if any(refused and (last is None or refused >= last) for last, refused in identities):
+        return False
+    latest = max((last for last, _refused in identities if last is not None), default=None)
+    return latest is not None and latest >= now - timedelta(days=settings.TOKEN_SSO_FRESHNESS_DAYS)
+
+
+def identity_for(*, issuer: str, subject: str) -> SSOIdentity | None:
+    return SSOIdentity.objects.select_related("user").filter(issuer=issuer, subject=subject).first()
+
+
+def legacy_sso_account(*, username: str) -> Any | None:
+    """An account made by single sign-on before identities were stored, for ``username``.
+
+    Only such an account is linked without an admin: no identity at all, no usable password
+    (SSO accounts are made without one, local ones have one) and not a superuser.
+    """
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(username=username, is_superuser=False, sso_identities__isnull=True).first()
+    if user is None or user.has_usable_password():
+        return None
+    return user

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from accounts.models import PersonalToken
+from accounts.selectors import live_token_count, sso_allows_tokens
 
 TOKEN_PREFIX = "hbk_"  # noqa: S105 - a marker, not a secret
 DEFAULT_DAYS = 90
@@ -44,14 +50,28 @@ def token_create(*, user: Any, name: str, scope: str = "read", days: int = DEFAU
     if not 1 <= days <= MAX_DAYS:
         raise TokenError(f"A token lasts between 1 and {MAX_DAYS} days.")
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = PersonalToken.objects.create(
-        user=user,
-        name=name,
-        scope=scope,
-        token_hash=hash_token(secret),
-        prefix=secret[: len(TOKEN_PREFIX) + 6],
-        expires_at=timezone.now() + timedelta(days=days),
-    )
+    with transaction.atomic():
+        # The owner's row is the lock: two creations at once cannot both take the last place.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+        now = timezone.now()
+        most = settings.API_MAX_TOKENS_PER_PERSON
+        if live_token_count(user=user, now=now) >= most:
+            raise TokenError(
+                ngettext(
+                    "You already have %(count)d live token, the most allowed: revoke it first.",
+                    "You already have %(count)d live tokens, the most allowed: revoke one you no longer use first.",
+                    most,
+                )
+                % {"count": most}
+            )
+        token = PersonalToken.objects.create(
+            user=user,
+            name=name,
+            scope=scope,
+            token_hash=hash_token(secret),
+            prefix=secret[: len(TOKEN_PREFIX) + 6],
+            expires_at=now + timedelta(days=days),
+        )
     return NewToken(token=token, secret=secret)
 
 
@@ -62,11 +82,21 @@ def token_revoke(*, user: Any, token_id: int) -> bool:
     )
 
 
-def token_authenticate(secret: str) -> PersonalToken | None:
+def _ip(address: str | None) -> str | None:
+    try:
+        return str(ipaddress.ip_address((address or "").strip()))
+    except ValueError:
+        return None
+
+
+def token_authenticate(secret: str, *, address: str | None = None) -> PersonalToken | None:
     """The live token for ``secret`` with its owner loaded fresh, or None.
 
-    None for an unknown, revoked or expired token and for an inactive owner. The
-    owner's groups are not cached here: every permission check reads them again.
+    None for an unknown, revoked or expired token, for an inactive owner, and for an
+    owner known by single sign-on who has not signed in through the provider lately or
+    whose last sign-in was refused (``selectors.sso_allows_tokens``). The owner's groups
+    are not cached here: every permission check reads them again. ``address``: the
+    client's, kept as the token's last use.
     """
     if not secret or not secret.startswith(TOKEN_PREFIX) or len(secret) > 200:
         return None
@@ -76,9 +106,10 @@ def token_authenticate(secret: str) -> PersonalToken | None:
         .filter(token_hash=hash_token(secret), revoked_at__isnull=True, expires_at__gt=now)
         .first()
     )
-    if token is None or not token.user.is_active:
+    if token is None or not token.user.is_active or not sso_allows_tokens(user_id=token.user_id, now=now):
         return None
-    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-        PersonalToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
+    address = _ip(address) or token.last_used_ip  # a caller that knows no address keeps the last one
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION or address != token.last_used_ip:
+        PersonalToken.objects.filter(pk=token.pk).update(last_used_at=now, last_used_ip=address)
+        token.last_used_at, token.last_used_ip = now, address
     return token

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -11,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.forms import TokenCreateForm
-from accounts.selectors import tokens_of
+from accounts.selectors import has_sso_identity, tokens_of
 from accounts.services import TokenError, token_create, token_revoke
 
 
@@ -37,6 +38,8 @@ def profile(request: HttpRequest) -> HttpResponse:
         "new_secret": new_secret,
         "tokens": tokens_of(user=request.user),
         "group_names": sorted(request.user.groups.values_list("name", flat=True)),
+        # People known by single sign-on: their tokens stop when they stop signing in (README).
+        "sso_freshness_days": settings.TOKEN_SSO_FRESHNESS_DAYS if has_sso_identity(user=request.user) else 0,
     }
     return render(request, "accounts/profile.html", context, status=status)
 

@@ -17,6 +17,7 @@ from ninja.security import HttpBearer, SessionAuth
 
 from accounts.models import PersonalToken
 from accounts.services import token_authenticate
+from core.ratelimit import allow
 
 
 class TokenAuth(HttpBearer):
@@ -27,7 +28,8 @@ class TokenAuth(HttpBearer):
         if header is None:
             return None  # let the session scheme try
         scheme, _, secret = header.partition(" ")
-        token = token_authenticate(secret.strip()) if scheme.lower() == "bearer" else None
+        address = request.META.get("REMOTE_ADDR")
+        token = token_authenticate(secret.strip(), address=address) if scheme.lower() == "bearer" else None
         if token is None:
             raise AuthenticationError(401, "Missing, unknown, revoked or expired token.")
         request.user = token.user
@@ -51,7 +53,19 @@ def calling_token(request: HttpRequest) -> PersonalToken | None:
     return auth if isinstance(auth, PersonalToken) else None
 
 
-def rate_key(request: HttpRequest) -> str:
-    """Rate limits count per token, and per person for session calls."""
-    token = calling_token(request)
-    return f"token:{token.pk}" if token else f"user:{request.user.pk}"
+def rate_keys(*, user_id: int, token_id: int | None = None) -> list[str]:
+    """What a call counts against: its person, whichever token or session they call with, and the token.
+
+    Counting the person is what makes a limit a limit: a person may hold several tokens
+    (``API_MAX_TOKENS_PER_PERSON``), and each one used to have a whole allowance of its own.
+    """
+    keys = [f"user:{user_id}"]
+    if token_id is not None:
+        keys.append(f"token:{token_id}")
+    return keys
+
+
+def allow_call(kind: str, rate: str, *, user_id: int, token_id: int | None = None) -> bool:
+    """Count one call of ``kind`` (REST API and MCP share the keys); False once any count is over ``rate``."""
+    results = [allow(f"api:{kind}:{key}", rate) for key in rate_keys(user_id=user_id, token_id=token_id)]
+    return all(results)

@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from ninja import NinjaAPI, Query
 from ninja.errors import HttpError, ValidationError
 
-from api.auth import SessionOnly, TokenAuth, calling_token, rate_key
+from api.auth import SessionOnly, TokenAuth, allow_call, calling_token
 from api.schemas import AskIn, AskOut, ErrorOut, PageOut, SearchOut, SpaceOut
 from core.ratelimit import allow, parse_rate
 
@@ -38,12 +38,14 @@ api = NinjaAPI(
 
 class RateLimited(HttpError):
     def __init__(self, retry_after: int) -> None:
-        super().__init__(429, "Too many requests for this token; wait a moment and try again.")
+        super().__init__(429, "Too many requests for this person or token; wait a moment and try again.")
         self.retry_after = retry_after
 
 
 def _check_rate(request: HttpRequest, kind: str, rate: str) -> None:
-    if not allow(f"api:{kind}:{rate_key(request)}", rate):
+    """Per person across all their tokens and sessions (and the MCP endpoint), and per token."""
+    token = calling_token(request)
+    if not allow_call(kind, rate, user_id=request.user.pk, token_id=token.pk if token else None):
         raise RateLimited(parse_rate(rate)[1])
 
 
@@ -93,6 +95,9 @@ def search(
     from search.retrieval.query import QueryError
 
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
+    # The person's search limit, the same count as the search page's (search.views).
+    if not allow(f"search:{request.user.pk}", settings.SEARCH_RATE_LIMIT):
+        raise RateLimited(parse_rate(settings.SEARCH_RATE_LIMIT)[1])
     try:
         out, found = search_json(q, request.user, limit=limit, offset=offset, mode=mode)
     except QueryError as exc:
@@ -119,9 +124,13 @@ def _may_ask(request: HttpRequest) -> None:
 @api.post("/ask", response={200: AskOut, **ERRORS}, summary="Ask a question")
 def ask(request: HttpRequest, body: AskIn) -> Any:
     """The JSON of `manage.py ask --json` for the caller: an answer citing only pages they may read."""
-    from search.ask.answers import AskError, answer_question
+    from search.ask.answers import AskError, answer_question, check_rate_limit
 
     _may_ask(request)
+    try:
+        check_rate_limit(request.user)  # the person's Ask limit, counted with the web's (the stream counts it itself)
+    except AskError:
+        raise RateLimited(parse_rate(settings.ASK_RATE_LIMIT)[1]) from None
     try:
         answer = answer_question(user=request.user, question=body.question, rate_limit=False)
     except AskError as exc:

@@ -14,7 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
-from accounts.config import parse_group_map
+from accounts.config import check_oidc_settings, parse_group_map
 from core import languages
 from core.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
 from core.queues import BULK, INTERACTIVE
@@ -241,8 +241,11 @@ SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")
-# REST API and MCP calls per token (per person for session calls); Ask counts ASK_RATE_LIMIT too.
+# API and MCP calls per person (all tokens and sessions) and per token; Ask and search limits apply too.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m")
+API_MAX_TOKENS_PER_PERSON = env_int("API_MAX_TOKENS_PER_PERSON", 10, minimum=1)  # live tokens at once
+# An SSO person's tokens stop when they have not signed in through the provider for this long.
+TOKEN_SSO_FRESHNESS_DAYS = env_int("TOKEN_SSO_FRESHNESS_DAYS", 14, minimum=1)
 # Ask never waits longer than this on the LLM (all its calls for one question, from the first);
 # past it the reader gets the extractive answer and a notice saying so.
 ASK_LLM_BUDGET_S = env_float("ASK_LLM_BUDGET_S", 8.0, minimum=0.5)
@@ -311,13 +314,6 @@ OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_AUTHORIZATION_ENDPOINT", "")
 OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_TOKEN_ENDPOINT", "")
 OIDC_OP_USER_ENDPOINT = env_str("OIDC_USERINFO_ENDPOINT", "")
 OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_JWKS_ENDPOINT", "")
-if OIDC_ENABLED and not all(
-    (OIDC_RP_CLIENT_SECRET, OIDC_OP_AUTHORIZATION_ENDPOINT, OIDC_OP_TOKEN_ENDPOINT, OIDC_OP_USER_ENDPOINT)
-):
-    raise ImproperlyConfigured(
-        "OIDC_CLIENT_ID is set: OIDC_CLIENT_SECRET, OIDC_AUTHORIZATION_ENDPOINT, OIDC_TOKEN_ENDPOINT and "
-        "OIDC_USERINFO_ENDPOINT must be set too (see README, Single sign-on)."
-    )
 OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGO", "RS256")
 OIDC_RP_SCOPES = env_str("OIDC_SCOPES", "openid email profile")
 OIDC_USE_PKCE = True
@@ -326,12 +322,14 @@ OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "company sign-in")
 OIDC_USERNAME_CLAIM = env_str("OIDC_USERNAME_CLAIM", "preferred_username")
 OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
 OIDC_SYNC_GROUPS = env_bool("OIDC_SYNC_GROUPS", True)
-# "provider-group=handbook-group[|group…], …"; empty: provider groups are handbook groups of the same name.
+# "provider-group=handbook-group[|group…], …" and/or a prefix of provider groups taken as they are.
 OIDC_GROUP_MAP = parse_group_map(env_str("OIDC_GROUP_MAP", ""))
+OIDC_GROUP_PREFIX = env_str("OIDC_GROUP_PREFIX", "")
 OIDC_STAFF_GROUPS = env_list("OIDC_STAFF_GROUPS", [])
 OIDC_SUPERUSER_GROUPS = env_list("OIDC_SUPERUSER_GROUPS", [])
 OIDC_CREATE_USER = True
 OIDC_TIMEOUT = env_int("OIDC_TIMEOUT_S", 10, minimum=1)
+check_oidc_settings(globals())  # what single sign-on needs once OIDC_CLIENT_ID is set
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
 LOCAL_LOGIN_ENABLED = env_bool("LOCAL_LOGIN_ENABLED", True)
 AUTHENTICATION_BACKENDS = [

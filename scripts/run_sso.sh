@@ -24,6 +24,6 @@ ISSUER="http://127.0.0.1:${OP_PORT}/o"
 export OIDC_PROVIDER_NAME="Test IdP" OIDC_CLIENT_ID=handbook-local OIDC_CLIENT_SECRET="$SECRET" \
   OIDC_ISSUER="$ISSUER" OIDC_AUTHORIZATION_ENDPOINT="$ISSUER/authorize/" OIDC_TOKEN_ENDPOINT="$ISSUER/token/" \
   OIDC_USERINFO_ENDPOINT="$ISSUER/userinfo/" OIDC_JWKS_ENDPOINT="$ISSUER/.well-known/jwks.json" \
-  OIDC_SCOPES="openid email profile groups"
+  OIDC_SCOPES="openid email profile groups" OIDC_GROUP_MAP="staff=staff,hr=hr"
 echo "OpenID Connect provider: $ISSUER (log: var/log/oidc-provider.log)"
 bash scripts/run.sh

@@ -147,6 +147,8 @@ def test_sign_in_through_the_provider_and_lose_a_group_at_the_next_sign_in(sso_p
     carol = User.objects.get(username="carol")
     assert set(carol.groups.values_list("name", flat=True)) == {"staff", "board"}
     assert carol.email == "carol@example.com" and not carol.has_usable_password()
+    identity = carol.sso_identities.get()  # she is her provider account, not the name "carol"
+    assert identity.issuer == provider.issuer and identity.subject and identity.last_login_at
     home = page.locator("main").inner_text()
     assert "Hr" in home and "Board" in home
     assert "Board minutes" in _search_titles(page, base, "acquisition competitor")
@@ -160,6 +162,7 @@ def test_sign_in_through_the_provider_and_lose_a_group_at_the_next_sign_in(sso_p
     _sign_in(page, base)
 
     assert set(carol.groups.values_list("name", flat=True)) == {"staff"}
+    assert User.objects.filter(username__startswith="carol").count() == 1  # the same account again
     home = page.locator("main").inner_text()
     assert "Hr" in home and "Board" not in home
     assert "Board minutes" not in _search_titles(page, base, "acquisition competitor")
@@ -178,3 +181,24 @@ def test_login_page_offers_the_provider_and_can_hide_the_password_form(sso_page,
     page.goto(f"{base}/accounts/login/")
     assert page.get_by_role("link", name="Sign in with Test IdP").is_visible()
     assert page.get_by_label("Password").count() == 0
+
+
+def test_the_provider_s_username_never_opens_a_local_account_of_that_name(sso_page, live_server, provider, content):  # type: ignore[no-untyped-def]
+    """A local "carol" (a password account, on the board) exists: the provider's carol gets her own account."""
+    from django.contrib.auth.models import Group, User
+
+    local = User.objects.create_user(username="carol", password="local-carol-password-1")
+    local.groups.add(Group.objects.get_or_create(name="board")[0])
+    page, base = sso_page.page, live_server.url
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_role("link", name="Sign in with Test IdP").click()
+    page.get_by_label("Provider username").fill("carol")
+    page.get_by_label("Provider password").fill("carol-pass")
+    page.get_by_role("button", name="Sign in at the provider").click()
+    page.wait_for_url(f"{base}/")
+
+    sso_carol = User.objects.get(sso_identities__issuer=provider.issuer)
+    assert sso_carol.pk != local.pk and sso_carol.username == "carol-2"
+    assert not local.sso_identities.exists()
+    page.goto(f"{base}/accounts/profile/")
+    assert "carol-2" in page.locator("main").inner_text()

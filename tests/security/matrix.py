@@ -6,8 +6,8 @@ bug there is caught rather than copied. Every page carries a canary string; a
 user must never receive the canary of a page they cannot read, whatever path
 they read through.
 
-Used by the fast test (tests/security/test_permission_matrix.py) and by the
-full proof (bench/prove.py).
+Used by the fast test (tests/security/test_permission_matrix.py) and by the full proof
+(tests/security/test_prove_full.py); the export and group checks are in matrix_export/groups.py.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ import random
 from dataclasses import dataclass, field
 from io import StringIO
 from typing import Any
+
+from tests.security.matrix_export import export_findings
+from tests.security.matrix_groups import group_deletion_findings
 
 TOPIC_WORDS = ["leave", "expenses", "laptop", "password", "travel", "salary", "onboarding", "incident"]
 FRENCH_WORDS = ["congés", "frais", "ordinateur", "sécurité"]
@@ -267,9 +270,9 @@ def check_case(world: World, username: str, query: str, *, summaries: bool = Tru
 def check_http_case(world: World, username: str, query: str, client: Any, *, pages: bool = True) -> list[Leak]:
     """Every HTTP read path for one (user, query): pages, search, ask (the admin: ``check_admin_case``).
 
-    The page, space, history, revisions and diff views do not depend on the query: with
-    ``pages=False`` only the query's paths (search, ask, home, insights) are scanned, for callers
-    that scan the pages once per user.
+    The page, space, history, revisions, diff views and space exports do not depend on the query:
+    with ``pages=False`` only the query's paths (search, ask, home, insights) are scanned, for
+    callers that scan the pages once per user.
     """
     from django.urls import NoReverseMatch, reverse
 
@@ -289,9 +292,7 @@ def check_http_case(world: World, username: str, query: str, client: Any, *, pag
         if data is not None:  # asking is a POST (a GET of /ask/ only shows the form)
             response = client.post(url, data)
         else:
-            response = (
-                client.get(url, HTTP_HX_REQUEST="true" if "hx" in path else None) if "hx" in path else client.get(url)
-            )
+            response = client.get(url, HTTP_HX_REQUEST="true") if "hx" in path else client.get(url)
         body = response.content.decode(errors="replace")
         for canary in _canaries_in(body, world, expected, spaces):
             leaks.append(Leak(world.seed, username, query, path, f"{url}: {canary}"))
@@ -315,6 +316,8 @@ def check_http_case(world: World, username: str, query: str, client: Any, *, pag
                 scan("http." + name, reverse(name, kwargs={"space_slug": page.space.slug, "page_slug": page.slug}))
             except NoReverseMatch:
                 continue
+    if pages:  # each space's export (web and command) holds exactly what the user may read
+        leaks += [Leak(world.seed, username, query, *found) for found in export_findings(world, username, client)]
     return leaks
 
 
@@ -371,7 +374,8 @@ def admin_urls(world: World, hidden_pages: set[int], hidden_spaces: set[str]) ->
 def check_admin_case(world: World, username: str, client: Any) -> list[Leak]:
     """Every admin read path for one user who holds every view and change permission of the admin.
 
-    Superusers read every page and space, so nothing they see there can leak; everyone else
+    Superusers read every page and space, so nothing they see there can leak: they try to delete
+    each restricting group instead, which must be refused with visibility unchanged. Everyone else
     must find no hidden page or space title anywhere in the admin (it admits superusers only).
     """
     from django.contrib import admin
@@ -380,7 +384,7 @@ def check_admin_case(world: World, username: str, client: Any) -> list[Leak]:
 
     user = world.users[username]
     if user.is_active and user.is_superuser:
-        return []
+        return [Leak(world.seed, username, "", *found) for found in group_deletion_findings(world, client, user)]
     content_types = ContentType.objects.get_for_models(*admin.site._registry).values()
     user.user_permissions.add(
         *Permission.objects.filter(content_type__in=content_types, codename__regex=r"^(view|change)_")

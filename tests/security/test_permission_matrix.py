@@ -127,3 +127,39 @@ def test_oracle_agrees_with_a_hand_checked_world(make_space, make_user, make_pag
         world.users[name] = make_user(name, *groups)
         world.memberships[name] = set(groups)
         assert (page.pk in world.expected_visible(name)) is sees, name
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", [11, 37])
+def test_no_space_export_holds_what_its_caller_may_not_read(seed, client, settings, tmp_path, no_embeddings):
+    """Every user exports every space (the editors' button, the command with --user): each zip holds
+    exactly the space's pages they may read and those pages' files; links to anything else are text."""
+    from tests.security.matrix_export import attach_and_cross_link, export_findings
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    world = build_world(seed, n_users=6, n_pages=10, n_queries=1)
+    attach_and_cross_link(world)
+    leaks = [found for username in world.users for found in export_findings(world, username, client)]
+    assert not leaks, leaks[:5]
+    # Not vacuous: someone edits a space holding a page hidden from them, and someone reads one.
+    editors_with_hidden = [
+        (name, slug)
+        for name, user in world.users.items()
+        for slug, space in world.spaces.items()
+        if user.is_active
+        and world.memberships[name] & space["editors"]
+        and any(f["space"] == slug and pid not in world.expected_visible(name) for pid, f in world.pages.items())
+    ]
+    assert editors_with_hidden and any(world.expected_visible(name) for name in world.users)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", SEEDS)
+def test_deleting_a_restricting_group_changes_no_ones_pages(seed, client, make_user, no_embeddings):
+    from tests.security.matrix_groups import group_deletion_findings
+
+    world = build_world(seed, n_users=5, n_pages=10, n_queries=1)
+    assert any(facts["restricted_to"] for facts in world.pages.values())
+    root = make_user(f"root{seed}", superuser=True, staff=True)
+    findings = group_deletion_findings(world, client, root)
+    assert not findings, findings[:5]

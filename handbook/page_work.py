@@ -6,6 +6,12 @@ registered reaction queues its own task, so one failing (an embedding outage) do
 not stop the other. Commands that wait for the work (``load_corpus --wait``,
 ``import_markdown --wait``) ask the same registry what is still pending, and run it
 in their own process when no worker is running.
+
+Besides each page's own work, search and Ask read structures built from many pages at once
+(keyword statistics, the word-translation vocabulary, the language means). They register here too
+(``register_derived``), so that whoever waits for pages (``--wait``, ``manage.py ready``) also
+waits for what those pages feed, instead of returning before the first answers are the ones every
+later minute gives.
 """
 
 from __future__ import annotations
@@ -27,7 +33,17 @@ class PageWork:
     after_bulk: Callable[[], bool] | None = None  # once many pages changed (a corpus load); True if queued
 
 
+@dataclass(frozen=True)
+class Derived:
+    """A structure built from many pages that search or Ask reads."""
+
+    name: str
+    # Bring it in line with the pages now, in this process; (progress(done, total)) -> what was done.
+    bring_up_to_date: Callable[[Callable[[int, int], None] | None], str]
+
+
 _registry: dict[str, PageWork] = {}
+_derived: dict[str, Derived] = {}
 
 
 def register(work: PageWork) -> None:
@@ -36,6 +52,15 @@ def register(work: PageWork) -> None:
 
 def registered() -> list[PageWork]:
     return list(_registry.values())
+
+
+def register_derived(structure: Derived) -> None:
+    _derived[structure.name] = structure
+
+
+def derived() -> list[Derived]:
+    """In the order registered: later ones may read earlier ones."""
+    return list(_derived.values())
 
 
 def page_changed(page: Any, *, queue: str | None = None) -> None:

@@ -22,6 +22,10 @@ WORKER=$!
 trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
 
 $BIN/python manage.py seed_demo
+# "Ready" means answering as every later minute will: each page indexed (vectors, answer units,
+# summary) by the worker, then the keyword statistics, the word-translation vocabulary and the
+# language means built from them (README "Ready").
+$BIN/python manage.py ready
 echo "Ready in $(python3 -c "import time;print(round(time.time()-$started,1))") s."
 echo
 echo "  Handbook: http://127.0.0.1:${PORT}/"

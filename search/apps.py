@@ -28,3 +28,10 @@ class SearchConfig(AppConfig):
                 run_inline=services.units_embed_inline,
             )
         )
+        # Built from many pages at once: what --wait and `manage.py ready` wait for after the pages.
+        for name, bring_up_to_date in (
+            ("keyword statistics", services.term_statistics_up_to_date),
+            ("vocabulary", services.lexicon_up_to_date),
+            ("language means", services.language_means_up_to_date),
+        ):
+            page_work.register_derived(page_work.Derived(name=name, bring_up_to_date=bring_up_to_date))

@@ -138,7 +138,58 @@ def lexicon_build(progress=None) -> dict[str, int]:  # type: ignore[no-untyped-d
     embedder = query_embedder()
     if embedder is None:
         return {}
-    return build_lexicon(embedder, progress=progress)
+    return build_lexicon(embedder, progress=progress) or {}
+
+
+# --- what --wait and `manage.py ready` wait for besides each page's own work (handbook/page_work.py)
+
+
+def term_statistics_up_to_date(progress=None) -> str:  # type: ignore[no-untyped-def]
+    """Keyword IDF recounted over every scope, as the sweep does."""
+    from search.statistics.term_statistics import refresh_lexeme_stats
+
+    return f"keyword statistics recounted ({refresh_lexeme_stats()} rows)"
+
+
+def lexicon_up_to_date(progress=None) -> str:  # type: ignore[no-untyped-def]
+    """The word-translation vocabulary built here if the pages moved on since its last build (only
+    new words are embedded; a build a worker is running is waited for, not repeated)."""
+    from search.indexing.model_switch import query_embedder
+    from search.statistics import word_translation as lexicon
+
+    embedder = query_embedder()
+    if embedder is None:
+        return "vocabulary: none (embeddings are off)"
+    if not settings.SEARCH_WORD_TRANSLATION:
+        return "vocabulary: none (SEARCH_WORD_TRANSLATION is off)"
+    if not lexicon.lexicon_needs_build(embedder.model_name):
+        counts = lexicon.build_lexicon(embedder, scopes=[]) or {}  # nothing to recount: the stored counts
+        return f"vocabulary current ({_words(counts)})"
+    counts = lexicon.build_lexicon(embedder, progress=progress) or {}
+    new = (lexicon._version() or {}).get("new_words", 0)
+    return f"vocabulary built ({_words(counts)}; {new} new word vectors)"
+
+
+def _words(counts: dict[str, int]) -> str:
+    found = ", ".join(f"{language}: {n} words" for language, n in sorted(counts.items()))
+    return found or "no language has enough text"
+
+
+def language_means_up_to_date(progress=None) -> str:  # type: ignore[no-untyped-def]
+    """The language means of the cross-language list counted afresh (a search during the load may
+    have cached them from half the vectors)."""
+    from django.core.cache import cache
+
+    from search.indexing.model_switch import query_embedder
+    from search.retrieval.crosslang import language_stats, means_cache_key
+
+    embedder = query_embedder()
+    if embedder is None:
+        return "language means: none (embeddings are off)"
+    cache.delete(means_cache_key(embedder.model_name))
+    stats = language_stats(embedder.model_name)
+    found = ", ".join(f"{lang}: {n} chunks" for lang, (_mean, n) in sorted(stats.items()))
+    return f"language means counted ({found or 'fewer than two languages with enough chunks'})"
 
 
 def pages_not_indexed(page_ids: list[int]) -> set[int]:

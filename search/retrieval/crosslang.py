@@ -42,37 +42,45 @@ PARTITION_EF_SEARCH = 400
 
 
 def means_cache_key(model: str) -> str:
-    return f"crosslang:means:v3:{model}"  # v3: sums per readership scope (v2: one mean per language)
+    return f"crosslang:means:v4:{model}"  # v4: with the scope stamps counted (v3: sums per scope)
 
 
-def _scope_sums(model: str) -> list[tuple[int, tuple[int, ...], str, np.ndarray, int]]:
-    """(space id, restriction groups, language, sum of embeddings, chunks) per scope (cached)."""
+def _scope_sums(model: str, reader: Reader = EVERYTHING) -> list[tuple[int, tuple[int, ...], str, np.ndarray, int]]:
+    """(space id, restriction groups, language, sum of embeddings, chunks) per scope (cached).
+
+    Counted again when a scope ``reader`` may read has had a page enter or leave it since
+    (``search/statistics/stamps.py``): a page restricted a moment ago no longer pulls the means
+    of the readers it was taken from, whether or not the cache entry has expired.
+    """
+    from search.statistics import stamps
     from search.statistics.scopes import scoped_chunks_sql
 
     key = means_cache_key(model)
     cached = cache.get(key)
-    if cached is None:
+    if cached is None or stamps.changed(cached["stamps"], stamps.current(reader)):
+        counted_at = stamps.current()  # before counting: a change meanwhile is counted again next time
         with read_connection().cursor() as cursor:
             cursor.execute(
                 "SELECT space_id, groups, chunk_language, sum(embedding)::text, count(*) FROM ("  # noqa: S608
                 + scoped_chunks_sql("c.embedding_model = %s AND c.embedding IS NOT NULL")
-                + ") scoped GROUP BY 1, 2, 3",
+                + ") scoped GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
                 [model],
             )
             # Parsed once here, not on every search that reads the cache.
-            cached = [
+            sums = [
                 (space_id, tuple(groups), lang, Vector.from_text(total).to_numpy().astype(np.float64), int(n))
                 for space_id, groups, lang, total, n in cursor.fetchall()
             ]
+        cached = {"stamps": counted_at, "sums": sums}
         cache.set(key, cached, MEANS_TTL_S)
-    return cached
+    return cached["sums"]
 
 
 def language_stats(model: str, reader: Reader = EVERYTHING) -> dict[str, tuple[np.ndarray, int]]:
     """(mean embedding, chunk count) per language with enough chunks for ``model``, over the
     scopes ``reader`` may read only: hidden pages never move a reader's centred list."""
     sums: dict[str, tuple[np.ndarray, int]] = {}
-    for space_id, groups, lang, total, n in _scope_sums(model):
+    for space_id, groups, lang, total, n in _scope_sums(model, reader):
         if reader.reads(space_id, groups):
             known = sums.get(lang)
             sums[lang] = (total, n) if known is None else (known[0] + total, known[1] + n)

@@ -52,8 +52,11 @@ _vocabularies: Lru[tuple[str, int, str], Vocabulary] = Lru(MAX_VOCABULARIES)
 
 
 def reader_vocabulary(reader: Reader) -> Vocabulary | None:
-    """The words ``reader`` may be offered, with their readable chunk counts; None before any build."""
-    version = lexicon._version()
+    """The words ``reader`` may be offered, with their readable chunk counts; None without a vocabulary.
+
+    The vocabulary as it is for this reader now: built if it never was, the reader's scopes recounted
+    if a page left or entered them since (``lexicon.reader_version``)."""
+    version = lexicon.reader_version(reader)
     if not version:
         return None
     key = (str(version.get("model", "")), int(version.get("stamp", 0)), reader.key)

@@ -33,25 +33,41 @@ SMALL_INDEX_CHUNKS = 5_000  # below this, refreshing after every reindex costs <
 REFRESH_DEBOUNCE_S = 60
 
 
-def refresh_lexeme_stats(*, page_id: int | None = None) -> int:
+LEXEME_STAMPS = "lexemes"  # the name of these statistics' scope-stamp record (search/statistics/stamps.py)
+
+
+def refresh_lexeme_stats(*, page_id: int | None = None, scopes: list[str] | None = None) -> int:
     """Recompute document frequencies from the index, per readership scope; returns the rows written.
 
-    ``page_id``: only the scope that page's chunks count in (after it was reindexed).
+    ``page_id``: only the scope that page's chunks count in (after it was reindexed); ``scopes``:
+    only these scopes (``stamps.scope_key``), those whose pages changed. Each recount records the
+    stamps of the scopes it counted, read before counting (``search/statistics/stamps.py``).
     """
+    from search.statistics import stamps
     from search.statistics.scopes import page_scope, scoped_chunks_sql
 
-    where, params = "true", []
     if page_id is not None:
         scope = page_scope(page_id)
         if scope is None:
             return 0
-        where, params = "p.space_id = %s AND COALESCE(r.groups, '{}'::int[]) = %s::int[]", list(scope)
+        scopes = [stamps.scope_key(*scope)]
+    now = stamps.current()
+    where, params = "true", []
+    if scopes is not None:
+        if not scopes:
+            return 0
+        now = {key: stamp for key, stamp in now.items() if key in scopes}
+        where, params = f"{stamps.key_sql('p.space_id', 'r.groups')} = ANY(%s)", [list(scopes)]
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("LOCK TABLE search_lexemestat IN EXCLUSIVE MODE")
-        if page_id is None:
+        if scopes is None:
             cursor.execute("DELETE FROM search_lexemestat")
         else:
-            cursor.execute("DELETE FROM search_lexemestat WHERE space_id = %s AND groups = %s::int[]", params)
+            for key in scopes:
+                space_id, groups = stamps.parse_scope_key(key)
+                cursor.execute(
+                    "DELETE FROM search_lexemestat WHERE space_id = %s AND groups = %s::int[]", [space_id, list(groups)]
+                )
         # One pass over the chunks: each chunk counts once per lexeme it holds (tsvector_to_array
         # lists distinct lexemes); the empty lexeme (never a real one) holds the scope's chunk count.
         cursor.execute(
@@ -66,7 +82,25 @@ def refresh_lexeme_stats(*, page_id: int | None = None) -> int:
             """,  # noqa: S608 - composed from our own SQL
             params,
         )
-        return int(cursor.rowcount)
+        written = int(cursor.rowcount)
+    stamps.record(LEXEME_STAMPS, now, merge=scopes is not None)
+    return written
+
+
+def ensure_current(reader: Reader) -> list[str]:
+    """Recount the scopes ``reader`` may read whose pages changed since they were counted (a page
+    restricted, moved, published or deleted a moment ago); the scopes recounted.
+
+    So a page that just left a reader's scopes no longer shapes their IDF or their known words,
+    whether or not a worker or the sweep has run since. Scopes the reader cannot read are left
+    to their own readers and the sweep.
+    """
+    from search.statistics import stamps
+
+    stale = stamps.changed(stamps.recorded(LEXEME_STAMPS), stamps.current(reader))
+    if stale:
+        refresh_lexeme_stats(scopes=stale)
+    return stale
 
 
 def refresh_after_indexing(page_id: int | None = None) -> None:
@@ -93,6 +127,7 @@ def readable_chunks(language: str, reader: Reader = EVERYTHING) -> int:
     """Chunks in ``language`` (a code; one without a configuration counts as "other") of the scopes
     ``reader`` may read, and nothing else. One probe of the (language, lexeme) index per scope row."""
     partition = language if language in CONFIGS else "other"
+    ensure_current(reader)
     readable, readable_params = reader.sql("s.space_id", "s.groups")
     with read_connection().cursor() as cursor:
         cursor.execute(
@@ -117,6 +152,7 @@ def term_weights(terms: list[str], reader: Reader = EVERYTHING) -> dict[str, lis
     """
     if not terms:
         return {}
+    ensure_current(reader)
     readable, readable_params = reader.sql("s.space_id", "s.groups")
     with read_connection().cursor() as cursor:
         # The language totals (lexeme '') come in the same statement: one round trip per keyword pass.

@@ -27,7 +27,12 @@ class Command(BaseCommand):
         parser.add_argument("--viewer-group", action="append", default=[], help="group that may read the space")
         parser.add_argument("--editor-group", action="append", default=[], help="group that may edit the space")
         parser.add_argument("--delete-missing", action="store_true", help="archive pages whose file is gone")
-        parser.add_argument("--wait", action="store_true", help="return once every page is indexed and summarised")
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help="return once every page is indexed, its answer units stored and summarised, and the keyword "
+            "statistics, word-translation vocabulary and language means are built from them",
+        )
         parser.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
         parser.add_argument("--max-examples", type=int, default=20, help="broken links and skipped files listed")
 

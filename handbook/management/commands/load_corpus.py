@@ -33,7 +33,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--viewer-group", action="append", default=[], help="group that may read the space")
         parser.add_argument("--editor-group", action="append", default=[], help="group that may edit the space")
-        parser.add_argument("--wait", action="store_true", help="return once every page is indexed and summarised")
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help="return once every page is indexed, its answer units stored and summarised, and the keyword "
+            "statistics, word-translation vocabulary and language means are built from them",
+        )
         parser.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
 
     def handle(self, *args, **options):  # type: ignore[no-untyped-def]
@@ -68,18 +73,36 @@ class Command(BaseCommand):
 
 
 def wait_for_index(command: BaseCommand, page_ids: list[int], *, timeout: float, quiet: bool) -> None:
-    """Wait for workers to index and summarise; with no worker running, do it here."""
-    if not page_ids:
-        return
-    if workers_available():
-        with tqdm(total=len(page_ids), desc="index", unit="page", disable=quiet) as bar:
+    """Wait for each page's work (index, answer units, summary: by the workers, or here when none is
+    running), then for what search and Ask build from many pages at once (statistics, vocabulary,
+    language means: here), and say what was waited for. The first question asked after it returns
+    gets the answer every later minute gives."""
+    works = ", ".join(work.name for work in page_work.registered())
+    if page_ids and workers_available():
+        with tqdm(total=len(page_ids), desc="pages", unit="page", disable=quiet) as bar:
             left = page_work.wait_until_done(page_ids, timeout=timeout, progress=bar)
         if left:
             raise CommandError(f"{len(left)} page(s) still not indexed after {timeout:.0f}s (ids {left[:10]}…)")
-    else:
+    elif page_ids:
         todo_ids = page_work.pending(page_ids)
         pages = Page.objects.filter(id__in=todo_ids).order_by("id")
         command.stdout.write(f"No worker is running: indexing {len(todo_ids)} page(s) in this process.")
-        with tqdm(total=len(todo_ids), desc="index", unit="page", disable=quiet) as bar:
+        with tqdm(total=len(todo_ids), desc="pages", unit="page", disable=quiet) as bar:
             page_work.run_inline(pages, progress=bar)
+    command.stdout.write(f"Waited for each page's work ({works}) of {len(page_ids)} page(s).")
+    wait_for_derived(command, quiet=quiet)
     command.stdout.write("All pages indexed.")
+
+
+def wait_for_derived(command: BaseCommand, *, quiet: bool) -> None:
+    """Bring every structure built from many pages in line with the pages now, with progress."""
+    for structure in page_work.derived():
+        with tqdm(desc=structure.name, unit="item", disable=quiet, leave=False) as bar:
+
+            def progress(done: int, total: int, bar: tqdm = bar) -> None:
+                bar.total = total
+                bar.n = done
+                bar.refresh()
+
+            said = structure.bring_up_to_date(progress)
+        command.stdout.write(f"Waited for the {structure.name}: {said}.")

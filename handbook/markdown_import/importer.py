@@ -9,6 +9,8 @@ finds the pages whose file is gone.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import posixpath
 import re
 import uuid
@@ -28,7 +30,6 @@ from handbook.attachments.services import (
     attachment_create,
     check_file,
     clean_name,
-    file_sha256,
 )
 from handbook.markdown_import.cleanup import clean_markdown
 from handbook.markdown_import.links import is_external, rewrite_targets
@@ -48,6 +49,7 @@ from handbook.markdown_import.sources import (
     page_ref,
     path_key,
 )
+from handbook.markdown_import.tree import OutsideTree, link_reason, open_in_tree, walk
 from handbook.models import Page, Space
 from handbook.services import page_create, page_delete, page_save, page_set_parent, page_undelete
 
@@ -76,34 +78,43 @@ class MarkdownTreeImport:
         # A file's path less its top folder: where generators that build from "pages/" or "src/" serve it.
         self.by_root_suffix: dict[str, PurePosixPath | None] = {}
         self.by_alias: dict[str, PurePosixPath] = {}  # redirect_from addresses; the first page by path wins
+        self.links: list[PurePosixPath] = []  # symbolic links met by the scan: reported, never followed
 
     # --- reading the tree ----------------------------------------------------------
 
+    def _skip_dir(self, rel: PurePosixPath) -> bool:
+        return rel.name in IGNORED_DIRS or (rel.name.startswith(".") and rel.name != ".vuepress")
+
     def scan(self) -> list[PurePosixPath]:
         pages = []
-        for path in sorted(self.root.rglob("*")):
-            rel = PurePosixPath(path.relative_to(self.root).as_posix())
+        files, links = walk(self.root, self._skip_dir)
+        # Links are skipped, not followed (handbook/markdown_import/tree.py); hidden ones silently.
+        self.links = [rel for rel in links if not any(part.startswith(".") for part in rel.parts)]
+        for rel in files:
             if any(part.startswith(".") and part != ".vuepress" for part in rel.parts) or any(
                 part in IGNORED_DIRS for part in rel.parts[:-1]
             ):
                 continue
             if ".vuepress" in rel.parts and not rel.as_posix().startswith(".vuepress/public/"):
                 continue
-            if not path.is_file():
-                continue
-            if path.suffix.lower() in MARKDOWN_SUFFIXES and ".vuepress" not in rel.parts:
+            if rel.suffix.lower() in MARKDOWN_SUFFIXES and ".vuepress" not in rel.parts:
                 pages.append(rel)
             else:
                 self.files.add(rel)
         return pages
 
     def read(self, rel: PurePosixPath) -> Source | None:
-        path = self.root / rel
-        if path.stat().st_size > MAX_PAGE_BYTES:
-            self.report.skipped.append((str(rel), f"larger than {MAX_PAGE_BYTES // 1_000_000} MB"))
+        try:
+            with open_in_tree(self.root, rel) as stream:
+                if os.fstat(stream.fileno()).st_size > MAX_PAGE_BYTES:
+                    self.report.skipped.append((str(rel), f"larger than {MAX_PAGE_BYTES // 1_000_000} MB"))
+                    return None
+                data = stream.read(MAX_PAGE_BYTES + 1)
+        except OutsideTree as skipped:
+            self.report.skipped.append((str(rel), str(skipped)))
             return None
         try:
-            raw = path.read_text(encoding="utf-8-sig")
+            raw = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             self.report.skipped.append((str(rel), "not UTF-8 text"))
             return None
@@ -227,13 +238,14 @@ class MarkdownTreeImport:
             if rel not in attachments:
                 name = clean_name(rel.name)
                 try:
-                    size = (self.root / rel).stat().st_size
-                    check_file(name, size)
-                except AttachmentRejected as rejected:
-                    self.report.skipped.append((str(rel), f"linked from {source.rel}: {rejected.messages[0]}"))
+                    with open_in_tree(self.root, rel) as stream:
+                        check_file(name, os.fstat(stream.fileno()).st_size)
+                        digest = hashlib.file_digest(stream, "sha256").hexdigest()
+                except (AttachmentRejected, OutsideTree) as rejected:
+                    reason = rejected.messages[0] if isinstance(rejected, AttachmentRejected) else str(rejected)
+                    self.report.skipped.append((str(rel), f"linked from {source.rel}: {reason}"))
                     attachments[rel] = (uuid.UUID(int=0), "")
                     return None
-                digest = file_sha256(self.root / rel)
                 known = existing.get((digest, name))
                 attachment_id = known.id if known else uuid.uuid4()
                 url_name = Attachment(original_name=name).url_name
@@ -291,7 +303,12 @@ class MarkdownTreeImport:
             for rel, (attachment_id, url) in attachments.items():
                 if not url or attachment_id in known:
                     continue
-                with open(self.root / rel, "rb") as stream:
+                try:
+                    stream = open_in_tree(self.root, rel)  # checked again: the tree may have changed
+                except OutsideTree as skipped:
+                    self.report.skipped.append((str(rel), str(skipped)))
+                    continue
+                with stream:
                     attachment_create(
                         page=source.page,
                         stream=stream,
@@ -316,7 +333,9 @@ class MarkdownTreeImport:
             folder = folder.parent
 
     def run(self) -> ImportReport:
-        for rel in self.scan():
+        scanned = self.scan()
+        self.report.skipped += [(str(rel), link_reason()) for rel in self.links]
+        for rel in scanned:
             source = self.read(rel)
             if source is not None:
                 self.sources[rel] = source

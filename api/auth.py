@@ -45,6 +45,10 @@ class SessionOnly(SessionAuth):
     def __call__(self, request: HttpRequest) -> Any:
         if "Authorization" in request.headers:
             return None
+        # No signed-in session: there is nothing for CSRF to protect, and the caller (curl, a script
+        # that forgot its token) should read the documented 401, not ninja's "CSRF check Failed".
+        if not getattr(request.user, "is_authenticated", False):
+            return None
         return super().__call__(request)
 
 

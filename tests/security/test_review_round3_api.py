@@ -158,11 +158,6 @@ def test_a_token_in_the_query_string_is_not_a_credential(handbook):  # noqa: F81
     assert response.status_code == 401
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="api/auth.py SessionOnly runs ninja's CSRF check before it knows there is no session: a POST with "
-    "no credential at all is a 403 'CSRF check Failed', not the documented 401 with WWW-Authenticate",
-)
 def test_a_post_with_no_credential_at_all_is_a_401_not_a_csrf_403(handbook, never_answer):  # noqa: F811
     client = Client(enforce_csrf_checks=True)  # as curl or any API client: no cookie, no CSRF token
     for path in ("/api/v1/ask", "/api/v1/ask/stream"):

@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from core import languages
 from handbook.models import Page, Revision, SlugRedirect, Space
 from handbook.page_work import page_changed
+from handbook.title_heading import retitled
 
 
 class EditConflict(Exception):
@@ -153,30 +154,50 @@ def page_restore(*, page: Page, revision: Revision, author: Any = None) -> Revis
 
 @transaction.atomic
 def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
-    """Change the title and the address (the old one redirects), nothing else.
+    """Change the title and the address (the old one redirects), and the text's opening
+    ``# <old title>`` heading with them, nothing else.
 
-    No revision is published: a draft stays a draft and readers keep the
-    published text, now under the new title. A pending draft carries the title
-    it was saved with, which publishing it would bring back, so its text is
-    saved again as a new draft revision under the new title.
+    No draft is published: a draft stays a draft and readers keep the published
+    text, now under the new title. When that text opens with the old title as its
+    H1, the same text with the new heading is published as a "Renamed" revision
+    (otherwise the old name shows under the new one). A pending draft carries the
+    title it was saved with, which publishing it would bring back, so its text is
+    saved again as a new draft revision under the new title (and heading), after
+    any "Renamed" published one so that it stays the pending draft.
     """
     page = Page.objects.select_for_update().get(pk=page.pk)
     latest = page.revisions.order_by("-number").first()
-    if latest is not None and latest.pk != page.published_revision_id and latest.title != title:
-        Revision.objects.create(
-            page=page, number=_next_number(page), title=title, body=latest.body, author=author, note="Renamed"
-        )
-    if title == page.title:
+    draft = latest if latest is not None and latest.pk != page.published_revision_id else None
+    published = page.published_revision
+    fields: list[str] = []
+    if published is not None and page.is_published:
+        body = retitled(published.body, {page.title, published.title}, title)
+        if body is not None:
+            published = Revision.objects.create(
+                page=page, number=_next_number(page), title=title, body=body, author=author, note="Renamed"
+            )
+            page.published_revision, page.body = published, body
+            fields += ["published_revision", "body"]
+    if draft is not None:
+        draft_body = retitled(draft.body, {draft.title, page.title}, title) or draft.body
+        if draft.title != title or draft_body != draft.body or fields:
+            Revision.objects.create(
+                page=page, number=_next_number(page), title=title, body=draft_body, author=author, note="Renamed"
+            )
+    if title != page.title:
+        new_slug = unique_slug(page.space, title, exclude_pk=page.pk)
+        if new_slug != page.slug:
+            SlugRedirect.objects.update_or_create(
+                space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page}
+            )
+            page.slug = new_slug
+        page.title = title
+        fields += ["title", "slug"]
+    if not fields:
         return page
-    new_slug = unique_slug(page.space, title, exclude_pk=page.pk)
-    if new_slug != page.slug:
-        SlugRedirect.objects.update_or_create(space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page})
-        page.slug = new_slug
-    page.title = title
-    fields = ["title", "slug"]
     if page.is_published:
         # Readers see the new title at once: for them this is an edit, and the
-        # index holds the title in every chunk's vector.
+        # index holds the title in every chunk's vector (and the heading in the text).
         page.last_editor = author
         fields += ["last_editor", "updated_at"]
     page.save(update_fields=fields)

@@ -1,6 +1,8 @@
 // Editor uploads: choosing or dropping files sends them at once and inserts
-// their Markdown at the cursor. Without this script the "Upload" button does
-// the same through the form (the page is not saved either way).
+// their Markdown at the cursor, or at the end of the text when the editor never
+// placed one (an untouched textarea reports position 0: above the page's heading).
+// Without this script the "Upload" button adds them at the end through the form
+// (the page is not saved either way).
 (function () {
   "use strict";
   var box = document.querySelector("[data-upload-url]");
@@ -9,6 +11,9 @@
   var input = box.querySelector(".js-attachment-input");
   var status = box.querySelector(".js-attachment-status");
   var form = body.form;
+  // True once the editor has put the cursor somewhere: clicked, tabbed or typed in the text.
+  var cursorPlaced = document.activeElement === body;
+  body.addEventListener("focus", function () { cursorPlaced = true; });
 
   function csrfToken() {
     var field = form && form.querySelector("input[name=csrfmiddlewaretoken]");
@@ -16,14 +21,15 @@
   }
 
   function insertAtCursor(text) {
-    var start = body.selectionStart || 0;
-    var end = body.selectionEnd || start;
+    var start = cursorPlaced ? body.selectionStart || 0 : body.value.length;
+    var end = cursorPlaced ? body.selectionEnd || start : start;
     var before = body.value.slice(0, start);
     var after = body.value.slice(end);
     var prefix = before && !/\n\n$/.test(before) ? (/\n$/.test(before) ? "\n" : "\n\n") : "";
     var insert = prefix + text + "\n";
     body.value = before + insert + after;
     body.selectionStart = body.selectionEnd = before.length + insert.length;
+    cursorPlaced = true; // the next file goes after this one
     // Refresh the live preview (htmx listens for "input" on the textarea).
     body.dispatchEvent(new Event("input", { bubbles: true }));
   }

@@ -1,8 +1,9 @@
 """Security review, second round (issue 16), findings 1, 4 and 5.
 
 1. Every spelling that logs in as an account shares that account's login lock.
-4. Renaming changes the title and the address only: it never publishes a draft
-   and never republishes the old text over a pending draft.
+4. Renaming changes the title, the address and the text's opening ``# <old title>``
+   (issue 49) only: it never publishes a draft and never republishes the old text
+   over a pending draft.
 5. Saving a draft changes nothing a reader sees: not the last editor, not the
    update time, not the order of "Recently updated".
 """
@@ -128,7 +129,7 @@ def test_renaming_a_never_published_draft_keeps_it_hidden(site, django_capture_o
     assert draft.published_revision_id is None
     assert draft.body == ""  # nothing was published
     latest = draft.revisions.order_by("-number").first()
-    assert latest.body == "# Draft layoffs plan\n\nThe warehouse team is cut by half in spring.\n"
+    assert latest.body == "# Spring restructuring\n\nThe warehouse team is cut by half in spring.\n"
     assert latest.title == "Spring restructuring"  # publishing it later keeps the new name
 
     assert reader.get(draft.get_absolute_url()).status_code == 404
@@ -141,8 +142,8 @@ def test_renaming_a_never_published_draft_keeps_it_hidden(site, django_capture_o
 def test_renaming_a_page_with_a_pending_draft_keeps_the_draft_pending(site, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
     """GIVEN a published page with a newer draft
     WHEN it is renamed
-    THEN readers see the old published text under the new title, the published
-    revision is the same one, and the draft is still pending with its text."""
+    THEN readers see the old published text under the new title (its heading
+    renamed), and the draft is still pending with its text (its heading renamed)."""
     remote = site.remote
     published_before = remote.published_revision_id
     page_save(page=remote, title="Remote work", body=DRAFT_TEXT, author=site.editor, publish=False)
@@ -152,9 +153,9 @@ def test_renaming_a_page_with_a_pending_draft_keeps_the_draft_pending(site, djan
         response = editor.post(remote.get_absolute_url() + "rename/", {"title": "Working from home"})
     assert response["Location"] == "/spaces/hr/working-from-home/"
     remote.refresh_from_db()
-    assert remote.published_revision_id == published_before
+    assert remote.published_revision_id != published_before  # the same text, its heading renamed
     assert remote.status == Page.Status.PUBLISHED
-    assert remote.body == REMOTE_WORK
+    assert remote.body == REMOTE_WORK.replace("# Remote work", "# Working from home")
 
     html = _client(site.reader).get("/spaces/hr/working-from-home/").content.decode()
     assert "Working from home" in html
@@ -163,7 +164,7 @@ def test_renaming_a_page_with_a_pending_draft_keeps_the_draft_pending(site, djan
     # The draft is still pending, with its own text, and the editor is told so.
     latest = remote.revisions.order_by("-number").first()
     assert latest.number > remote.published_revision.number
-    assert latest.body == DRAFT_TEXT
+    assert latest.body == DRAFT_TEXT.replace("# Remote work", "# Working from home")
     assert "unpublished changes" in editor.get("/spaces/hr/working-from-home/").content.decode()
     edit_form = editor.get(_edit_url(remote)).content.decode()
     assert "every day of the week" in edit_form and 'value="Working from home"' in edit_form
@@ -171,17 +172,19 @@ def test_renaming_a_page_with_a_pending_draft_keeps_the_draft_pending(site, djan
     # Publishing the draft later brings its text, and the new title stays.
     page_publish(page=remote, revision=latest, author=site.editor)
     remote.refresh_from_db()
-    assert remote.title == "Working from home" and remote.body == DRAFT_TEXT
+    assert remote.title == "Working from home" and remote.body == latest.body
 
 
-def test_renaming_a_published_page_writes_no_revision(site, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
+def test_renaming_a_published_page_writes_only_its_heading(site, django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
     remote = site.remote
+    renamed = REMOTE_WORK.replace("# Remote work", "# Telework policy")
     before = list(Revision.objects.filter(page=remote).values_list("number", "title", "body"))
     with django_capture_on_commit_callbacks(execute=True):
         _client(site.editor).post(remote.get_absolute_url() + "rename/", {"title": "Telework policy"})
     remote.refresh_from_db()
-    assert list(Revision.objects.filter(page=remote).values_list("number", "title", "body")) == before
-    assert remote.title == "Telework policy" and remote.body == REMOTE_WORK
+    after = [(2, "Telework policy", renamed), *before]  # the same text under its new heading (newest first)
+    assert list(Revision.objects.filter(page=remote).values_list("number", "title", "body")) == after
+    assert remote.title == "Telework policy" and remote.body == renamed
     # The index follows the title, which is part of every chunk's vector.
     html = _client(site.reader).get("/search/", {"q": "telework"}).content.decode()
     assert "Telework policy" in html
@@ -191,9 +194,9 @@ def test_renaming_a_published_page_writes_no_revision(site, django_capture_on_co
     assert 'value="Telework policy"' in editor.get(_edit_url(remote)).content.decode()
     editor.post(
         _edit_url(remote),
-        {"title": "Telework policy", "body": REMOTE_WORK, "base_number": 1, "action": "publish"},
+        {"title": "Telework policy", "body": renamed, "base_number": 2, "action": "publish"},
     )
-    assert list(Revision.objects.filter(page=remote).values_list("number", "title", "body")) == before  # no change
+    assert list(Revision.objects.filter(page=remote).values_list("number", "title", "body")) == after  # no change
     page_save(page=remote, title="Telework policy", body=DRAFT_TEXT, author=site.editor)
     remote.refresh_from_db()
     assert remote.title == "Telework policy" and remote.body == DRAFT_TEXT

@@ -12,14 +12,12 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
-import frontmatter
 from django.db import transaction
 from django.utils.text import slugify
 
@@ -32,6 +30,7 @@ from handbook.attachments.services import (
     clean_name,
 )
 from handbook.markdown_import.cleanup import clean_markdown
+from handbook.markdown_import.front_matter import read_front_matter
 from handbook.markdown_import.links import is_external, rewrite_targets
 from handbook.markdown_import.sources import (
     IGNORED_DIRS,
@@ -118,17 +117,13 @@ class MarkdownTreeImport:
         except UnicodeDecodeError:
             self.report.skipped.append((str(rel), "not UTF-8 text"))
             return None
-        try:
-            post = frontmatter.loads(raw)
-            meta, content = dict(post.metadata), post.content
-        except Exception as exc:  # broken YAML: keep the text, drop the block
-            meta, content = {}, re.sub(r"\A---\n.*?\n---\n", "", raw, flags=re.DOTALL)
-            self.report.skipped.append((str(rel), f"front matter unreadable ({type(exc).__name__}), text imported"))
+        meta, content, problems = read_front_matter(raw)  # aliases refused, size capped, title text only
+        self.report.skipped += [(str(rel), problem) for problem in problems]
         if meta.get("permalink") is False or meta.get("published") is False:
             self.report.skipped.append((str(rel), "not published by the site (permalink/published: false)"))
             return None
         body = clean_markdown(content)
-        title = str(meta.get("title") or "").strip() or first_heading(body)
+        title = meta.get("title", "").strip() or first_heading(body)
         if not title:
             title = humanize(rel.parent.name if is_index(rel) and rel.parent.name else rel.stem) or rel.stem
         permalink = meta.get("permalink")

@@ -90,3 +90,50 @@ def test_the_root_itself_may_be_a_link(tmp_path, settings, no_embeddings):
     out = StringIO()
     call_command("import_markdown", str(tmp_path / "current"), "--space", "docs", stdout=out)
     assert "1 created" in out.getvalue()
+
+
+def _import_one(root: Path, text: str) -> tuple[Page, str]:
+    write_tree(root, {"page.md": text})
+    output = run_import(root)
+    return pages()["page.md"], output
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "base: &t Aliased title\ntitle: *t\n",  # an alias, harmless here, is refused all the same
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nlang: *b\ntitle: Laughs\n",
+    ],
+)
+def test_yaml_aliases_are_refused(front, tmp_path, settings, no_embeddings):  # type: ignore[no-untyped-def]
+    settings.MEDIA_ROOT = tmp_path / "media"
+    page, output = _import_one(tmp_path / "site", f"---\n{front}---\n\n# The heading\n\nBody.\n")
+    assert page.title == "The heading" and "Body." in page.body
+    assert "Skipped: page.md: front matter refused: YAML aliases (*name) are not accepted; text imported" in output
+
+
+def test_a_huge_front_matter_is_ignored(tmp_path, settings, no_embeddings):  # type: ignore[no-untyped-def]
+    from handbook.markdown_import.front_matter import MAX_FRONT_MATTER_BYTES
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    tags = "".join(f"  - tag{n}\n" for n in range(MAX_FRONT_MATTER_BYTES // 10))
+    page, output = _import_one(tmp_path / "site", f"---\ntitle: Front\ntags:\n{tags}---\n\n# The heading\n")
+    assert page.title == "The heading"
+    assert "Skipped: page.md: front matter larger than 64 KB, ignored; text imported" in output
+
+
+@pytest.mark.parametrize("title", ["[a, b]", "{x: 1}", "2024", "2024-01-01", "true"])
+def test_a_title_that_is_not_text_is_reported(title, tmp_path, settings, no_embeddings):  # type: ignore[no-untyped-def]
+    settings.MEDIA_ROOT = tmp_path / "media"
+    page, output = _import_one(tmp_path / "site", f"---\ntitle: {title}\nlang: en\n---\n\nNo heading here.\n")
+    assert page.title == "Page"  # the file name
+    assert page.language == "en"  # the rest of the front matter still counts
+    assert "Skipped: page.md: front matter title is not text; the heading or file name is used" in output
+
+
+def test_a_text_title_and_a_missing_one_still_work(tmp_path, settings, no_embeddings):  # type: ignore[no-untyped-def]
+    settings.MEDIA_ROOT = tmp_path / "media"
+    page, output = _import_one(tmp_path / "site", "---\ntitle: '  Spaced  '\n---\n\n# Heading\n")
+    assert page.title == "Spaced" and "Skipped" not in output
+    page, output = _import_one(tmp_path / "other", "---\ntitle:\n---\n\n# Heading\n")
+    assert page.title == "Heading" and "Skipped" not in output

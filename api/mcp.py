@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import quote
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import MCPServer, ResourceSecurity
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from accounts.models import PersonalToken
@@ -88,6 +89,12 @@ async def ask(question: str) -> dict[str, Any]:
 # --- resources -----------------------------------------------------------------------
 
 
+def page_uri(ref: str) -> str:
+    """The resource URI of a page: its ref percent-escaped where a URI needs it (space, "#", "?",
+    "%"…), ":" and "/" kept, so a ref without those reads as before (``handbook://pages/page:…``)."""
+    return "handbook://pages/" + quote(ref, safe=":/")
+
+
 def _page_list() -> str:
     from handbook.models import Page
 
@@ -100,7 +107,7 @@ def _page_list() -> str:
     return json.dumps(
         [
             {
-                "uri": f"handbook://pages/{p['ref']}",
+                "uri": page_uri(p["ref"]),
                 "ref": p["ref"],
                 "title": p["title"],
                 "language": p["language"],
@@ -131,9 +138,20 @@ async def pages() -> str:
     return await sync_to_async(_page_list)()
 
 
-@server.resource("handbook://pages/{ref}", name="page", mime_type="application/json")
+# "{+ref}" (RFC 6570 reserved expansion): a ref may hold "/" (``demo:it/vpn-setup``, Markdown file
+# paths), written as is or as %2F; "{ref}" stopped at the first "/" and answered "Unknown resource".
+# The SDK's path checks (no "..", nothing absolute: "x:y" reads as a Windows drive) are for
+# parameters joined onto file paths; a ref is only looked up in the database, through the same
+# permission filter as every read, so they are off for it.
+@server.resource(
+    "handbook://pages/{+ref}",
+    name="page",
+    mime_type="application/json",
+    security=ResourceSecurity(exempt_params={"ref"}),
+)
 async def page(ref: str) -> str:
-    """One page: {"ref", "title", "language", "revision", "html", "summary"}."""
+    """One page: {"ref", "title", "language", "revision", "html", "summary"}. The URI is
+    handbook://pages/ followed by the ref, as is or percent-escaped (as the page list gives it)."""
     return await sync_to_async(_page)(ref)
 
 

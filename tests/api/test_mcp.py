@@ -98,3 +98,43 @@ def test_no_or_revoked_token_is_a_401(live_server, handbook, make_token):
     for headers in ({}, {"Authorization": f"Bearer {secret}"}):
         response = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers)
         assert response.status_code == 401 and response.json()["detail"]
+
+
+def test_pages_whose_ref_holds_a_slash_are_resources_too(live_server, handbook, make_page, make_token):
+    """Refs such as ``demo:it/vpn-setup`` (load_corpus ids, Markdown file paths): read as written or
+    percent-escaped, and listed under a URI the client reads back; hidden ones stay "No page"."""
+    from urllib.parse import quote
+
+    nested = make_page(handbook.it, "VPN setup", "# VPN setup\n\nSteps.\n", ref="demo:it/vpn-setup", index=False)
+    odd = make_page(handbook.it, "Odd ref", "# Odd\n", ref="md:it:guide/a b#c?.md", index=False)
+    hidden = make_page(handbook.hr, "Payroll runs", "# Runs\n", ref="demo:hr/payroll", restricted_to=("payroll",))
+
+    async def steps(client: Client) -> dict[str, Any]:
+        listing = json.loads((await client.read_resource("handbook://pages")).contents[0].text)
+        uris = {p["ref"]: p["uri"] for p in listing}
+        read = {}
+        for name, uri in {
+            "raw": "handbook://pages/demo:it/vpn-setup",
+            "escaped": "handbook://pages/" + quote("demo:it/vpn-setup", safe=""),
+            "listed": uris[nested.ref],
+            "odd": uris[odd.ref],
+            "old": f"handbook://pages/{handbook.vpn.ref}",
+        }.items():
+            read[name] = json.loads((await client.read_resource(uri)).contents[0].text)["ref"]
+        return {
+            "read": read,
+            "hidden": await _read_error(client, "handbook://pages/demo:hr/payroll"),
+            "missing": await _read_error(client, "handbook://pages/demo:hr/nothing"),
+            "uris": uris,
+        }
+
+    out = _session(live_server.url, make_token(handbook.reader), steps)
+    assert out["read"] == {
+        "raw": nested.ref,
+        "escaped": nested.ref,
+        "listed": nested.ref,
+        "odd": odd.ref,
+        "old": handbook.vpn.ref,
+    }
+    assert out["uris"][handbook.vpn.ref] == f"handbook://pages/{handbook.vpn.ref}"  # refs without "/": as before
+    assert out["hidden"] and out["hidden"] == out["missing"].replace("demo:hr/nothing", hidden.ref)

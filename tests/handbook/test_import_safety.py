@@ -137,3 +137,17 @@ def test_a_text_title_and_a_missing_one_still_work(tmp_path, settings, no_embedd
     assert page.title == "Spaced" and "Skipped" not in output
     page, output = _import_one(tmp_path / "other", "---\ntitle:\n---\n\n# Heading\n")
     assert page.title == "Heading" and "Skipped" not in output
+
+
+def test_the_new_report_lines_speak_french():  # type: ignore[no-untyped-def]
+    from django.utils import translation
+
+    messages = [
+        "symbolic link, not followed",
+        "front matter refused: YAML aliases (*name) are not accepted; text imported",
+        "front matter title is not text; the heading or file name is used",
+        "page restriction",
+        "“%(page)s” (space “%(space)s”) is restricted to this group: remove the restriction first",
+    ]
+    with translation.override("fr"):
+        assert all(translation.gettext(message) != message for message in messages)

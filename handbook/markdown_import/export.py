@@ -26,6 +26,8 @@ from handbook.markdown_import.links import UNLINK, link_targets, rewrite_targets
 from handbook.models import Page, SlugRedirect, Space
 
 _PAGE_URL = re.compile(r"^/spaces/(?P<space>[\w-]+)/(?P<slug>[\w-]+)/?(?P<anchor>#.*)?$")
+# Any other address under a space or page: its history, revisions, the space itself.
+_SPACE_PATH = re.compile(r"^/spaces/(?P<space>[\w-]+)(?:/(?P<slug>[\w-]*))?")
 _ATTACHMENT_URL = re.compile(r"^/attachments/(?P<id>[0-9a-fA-F-]{32,36})(?:/[^#?]*)?$")
 
 
@@ -60,7 +62,14 @@ class _Targets:
     """Where the page and attachment links of the exported bodies lead, among what the reader may read."""
 
     pages: dict[tuple[str, str], int]  # (space slug, page slug or old slug) → page id
+    spaces: set[str]  # slugs of the spaces the reader may see
     files: set[str]  # attachment ids (hex)
+
+    def hidden_path(self, match: re.Match[str]) -> bool:
+        """An address under a space the reader cannot see, or under a page they cannot read
+        ("_"-names are the space's own views: ``/spaces/hr/_links/``)."""
+        space, slug = match.group("space"), match.group("slug") or ""
+        return space not in self.spaces or bool(slug and not slug.startswith("_") and (space, slug) not in self.pages)
 
 
 def _link_targets(bodies: list[str], user: Any) -> _Targets:
@@ -68,8 +77,8 @@ def _link_targets(bodies: list[str], user: Any) -> _Targets:
     file_ids: set[uuid.UUID] = set()
     for body in bodies:
         for target in link_targets(body):
-            if match := _PAGE_URL.match(target):
-                addresses.add((match.group("space"), match.group("slug")))
+            if match := _SPACE_PATH.match(target):
+                addresses.add((match.group("space"), match.group("slug") or ""))
             elif match := _ATTACHMENT_URL.match(target):
                 with contextlib.suppress(ValueError):
                     file_ids.add(uuid.UUID(match.group("id")))
@@ -83,7 +92,9 @@ def _link_targets(bodies: list[str], user: Any) -> _Targets:
         if (space, slug) in addresses:
             pages.setdefault((space, slug), pk)
     files = Attachment.objects.filter(pk__in=file_ids, page__in=readable).values_list("id", flat=True)
-    return _Targets(pages=pages, files={file_id.hex for file_id in files})
+    spaces = Space.objects.all() if user is None else Space.objects.visible_to(user)
+    seen = spaces.filter(slug__in={space for space, _slug in addresses}).values_list("slug", flat=True)
+    return _Targets(pages=pages, spaces=set(seen), files={file_id.hex for file_id in files})
 
 
 def space_export(space: Space, out: IO[bytes], *, user: Any) -> dict[str, int]:
@@ -119,6 +130,8 @@ def space_export(space: Space, out: IO[bytes], *, user: Any) -> dict[str, int]:
                         return UNLINK
                     if linked in paths:
                         return _relative(paths[linked], path) + (match.group("anchor") or "")
+                elif match := _SPACE_PATH.match(target):
+                    return UNLINK if targets.hidden_path(match) else None
                 elif match := _ATTACHMENT_URL.match(target):
                     file_id = match.group("id").replace("-", "").lower()
                     if file_id in attachments:

@@ -115,8 +115,10 @@ def restricted_space(tmp_path, settings, no_embeddings, make_space, make_page): 
     body = (
         f"# Welcome\n\nSee [the grid](/spaces/hr/{hidden.slug}/) and {open_file.markdown()}.\n\n"
         f"Also [its file](/attachments/{secret_file.id}/grid.csv), [gone](/spaces/hr/nothing/) and "
-        f"[the runbook](/spaces/ops/{runbook.slug}/).\n"
+        f"[the runbook](/spaces/ops/{runbook.slug}/).\n\n"
+        f"Its [history](/spaces/hr/{hidden.slug}/history/), the [board](/spaces/board/), [ops](/spaces/ops/).\n"
     )
+    make_space("board", viewers=("board",), editors=("board",))
     open_page = page_save(page=open_page, title="Welcome", body=body).page
     page_set_parent(page=open_page, parent=hidden)  # a hidden parent must not name a folder either
     return space, open_page, hidden
@@ -140,6 +142,7 @@ def test_the_export_holds_only_what_its_caller_may_read(restricted_space, client
     # The link to the left-out page becomes its text: no path, no address naming the page.
     assert "See the grid and" in files["welcome.md"]
     assert "Also its file, gone and [the runbook](/spaces/ops/runbook/)." in files["welcome.md"]
+    assert "Its history, the board, [ops](/spaces/ops/)." in files["welcome.md"]
     assert "](welcome.files/map.txt)" in files["welcome.md"]
 
     # An editor who is also in payroll gets both pages, the link made relative.

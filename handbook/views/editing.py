@@ -6,17 +6,20 @@ Every view loads its page through ``editable_page`` / ``editable_space``
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from handbook import services
 from handbook.attachments.editor import upload_from_editor
-from handbook.diff import diff_lines
+from handbook.diff import side_by_side
 from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
 from handbook.markdown import render_markdown
 from handbook.models import Page, Revision
@@ -171,7 +174,9 @@ def _conflict(request: HttpRequest, page: Page, conflict: services.EditConflict,
             "theirs": conflict.latest,
             "yours_title": conflict.yours_title,
             "yours_body": conflict.yours_body,
-            "diff": diff_lines(conflict.latest.body, conflict.yours_body),
+            "diff": side_by_side(conflict.latest.body, conflict.yours_body),
+            "old_label": _("Theirs (revision %(number)s)") % {"number": conflict.latest.number},
+            "new_label": _("Yours"),
         },
         status=409,
     )
@@ -197,18 +202,59 @@ def page_publish(request: HttpRequest, space_slug: str, page_slug: str) -> HttpR
     return redirect(page.get_absolute_url())
 
 
+def _label_revisions(page: Page, revisions: list[Revision]) -> list[Revision]:
+    """Say what each revision is to readers: the published one, a draft saved after it (not yet
+    published: readers do not see it), or an earlier text."""
+    published = page.published_revision
+    for revision in revisions:
+        if published is not None and revision.pk == published.pk:
+            revision.state = "published"  # type: ignore[attr-defined]
+        elif published is None or revision.number > published.number:
+            revision.state = "draft"  # type: ignore[attr-defined]
+        else:
+            revision.state = "earlier"  # type: ignore[attr-defined]
+    return revisions
+
+
+def _number(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
 @login_required
+@require_GET
 def page_history(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
     page = editable_page(request.user, space_slug, page_slug)
-    revisions = page.revisions.select_related("author").order_by("-number")
-    return render(request, "handbook/page_history.html", {"page": page, "space": page.space, "revisions": revisions})
+    # The compare form (two radio columns) lands here: the older of the two on the left.
+    first, second = _number(request.GET.get("from")), _number(request.GET.get("to"))
+    if first is not None and second is not None:
+        older, newer = sorted((first, second))
+        where = {"space_slug": page.space.slug, "page_slug": page.slug, "number": newer}
+        url = reverse("revision_detail", kwargs=where)
+        return redirect(f"{url}?{urlencode({'against': older})}")
+    revisions = _label_revisions(page, list(page.revisions.select_related("author").order_by("-number")))
+    return render(
+        request,
+        "handbook/page_history.html",
+        {
+            "page": page,
+            "space": page.space,
+            "revisions": revisions,
+            # Compare the two newest by default: what the last save changed.
+            "compare_to": revisions[0].number if revisions else None,
+            "compare_from": revisions[1].number if len(revisions) > 1 else None,
+        },
+    )
 
 
 @login_required
+@require_GET
 def revision_detail(request: HttpRequest, space_slug: str, page_slug: str, number: int) -> HttpResponse:
     page = editable_page(request.user, space_slug, page_slug)
     revision = get_object_or_404(page.revisions.select_related("author"), number=number)
-    previous = page.revisions.filter(number__lt=number).order_by("-number").first()
+    against = _number(request.GET.get("against"))
+    base = page.revisions.filter(number=against).first() if against is not None and against != number else None
+    previous = base or page.revisions.filter(number__lt=number).order_by("-number").first()
+    _label_revisions(page, [r for r in (revision, previous) if r is not None])
     return render(
         request,
         "handbook/revision.html",
@@ -217,24 +263,52 @@ def revision_detail(request: HttpRequest, space_slug: str, page_slug: str, numbe
             "space": page.space,
             "revision": revision,
             "previous": previous,
+            "chosen_base": base is not None,
             "title_changed": previous is not None and previous.title != revision.title,
             "is_latest": not page.revisions.filter(number__gt=number).exists(),
-            "diff": diff_lines(previous.body if previous else "", revision.body),
+            "diff": side_by_side(previous.body if previous else "", revision.body),
+            "old_label": _("Revision %(number)s") % {"number": previous.number} if previous else _("Empty page"),
+            "new_label": _("Revision %(number)s") % {"number": revision.number},
+            "rendered": _rendered(revision.body),
         },
     )
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def revision_restore(request: HttpRequest, space_slug: str, page_slug: str, number: int) -> HttpResponse:
+    """GET explains what restoring does (it publishes) and shows what readers will see change;
+    POST restores."""
     page = editable_page(request.user, space_slug, page_slug)
-    revision = get_object_or_404(page.revisions, number=number)
-    restored = services.page_restore(page=page, revision=revision, author=request.user)
-    messages.success(
+    revision = get_object_or_404(page.revisions.select_related("author"), number=number)
+    if request.method == "POST":
+        restored = services.page_restore(page=page, revision=revision, author=request.user)
+        messages.success(
+            request,
+            _("Revision %(old)s restored and published as revision %(new)s.")
+            % {"old": revision.number, "new": restored.number},
+        )
+        return redirect("page_history", space_slug=page.space.slug, page_slug=page.slug)
+    published = page.published_revision
+    latest = _latest(page)
+    return render(
         request,
-        _("Revision %(old)s restored as revision %(new)s.") % {"old": revision.number, "new": restored.number},
+        "handbook/revision_restore.html",
+        {
+            "page": page,
+            "space": page.space,
+            "revision": revision,
+            "published": published,
+            "next_number": (latest.number if latest else 0) + 1,
+            # A draft newer than the published text stops being the latest: it stays in the history.
+            "pending_draft": latest if latest and (published is None or latest.number > published.number) else None,
+            "diff": side_by_side(published.body if published else "", revision.body),
+            "old_label": _("Published now (revision %(number)s)") % {"number": published.number}
+            if published
+            else _("Not published"),
+            "new_label": _("After restoring (text of revision %(number)s)") % {"number": revision.number},
+        },
     )
-    return redirect("page_history", space_slug=page.space.slug, page_slug=page.slug)
 
 
 @login_required

@@ -12,10 +12,10 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from handbook.markdown import render_markdown, table_of_contents
-from handbook.models import Page, SlugRedirect
+from handbook.models import Page, PageRestriction, SlugRedirect
 from handbook.page_views import page_view_record
 from handbook.permissions import can_admin_space, can_edit, can_edit_space
-from handbook.selectors import drafts_in_space, page_tree, pages_recently_updated, spaces_for_home
+from handbook.selectors import TreeNode, drafts_in_space, page_tree, pages_recently_updated, spaces_for_home
 from handbook.views.lookups import readable_page, readable_space
 
 
@@ -29,18 +29,50 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _restriction_groups(page_ids: list[int]) -> dict[int, list[str]]:
+    """The groups each of these pages is restricted to, by name; unrestricted pages are absent.
+
+    Callers pass only pages the viewer may read, and show the names only to editors of the space
+    (who manage them); a reader who may read a restricted page is told no more than that it is.
+    """
+    groups: dict[int, list[str]] = {}
+    rows = PageRestriction.objects.filter(page_id__in=page_ids).order_by("group__name")
+    for page_id, name in rows.values_list("page_id", "group__name"):
+        groups.setdefault(page_id, []).append(name)
+    return groups
+
+
+def _mark_restricted(pages: list[Page], *, with_names: bool) -> None:
+    groups = _restriction_groups([p.pk for p in pages])
+    for page in pages:
+        page.restricted = page.pk in groups  # type: ignore[attr-defined]
+        page.restricted_to = groups.get(page.pk, []) if with_names else []  # type: ignore[attr-defined]
+
+
+def _tree_pages(nodes: list[TreeNode]) -> list[Page]:
+    pages = []
+    for node in nodes:
+        pages.append(node.page)
+        pages.extend(_tree_pages(node.children))
+    return pages
+
+
 @login_required
 @require_GET
 def space_detail(request: HttpRequest, space_slug: str) -> HttpResponse:
     space = readable_space(request.user, space_slug)
     can_edit_here = can_edit_space(request.user, space)
+    tree = page_tree(space=space, user=request.user)
+    drafts = list(drafts_in_space(space=space, user=request.user)) if can_edit_here else []
+    # Both lists hold only pages this user may read (the tree) or edit (drafts: restriction included).
+    _mark_restricted(_tree_pages(tree) + drafts, with_names=can_edit_here)
     return render(
         request,
         "handbook/space.html",
         {
             "space": space,
-            "tree": page_tree(space=space, user=request.user),
-            "drafts": drafts_in_space(space=space, user=request.user) if can_edit_here else [],
+            "tree": tree,
+            "drafts": drafts,
             "can_edit": can_edit_here,
             "can_admin": can_admin_space(request.user, space),
         },
@@ -59,6 +91,8 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
     # allow-list (no scripts, event handlers or javascript: URLs), so its
     # output - and only its output - may be marked safe.
     body_html, title_anchor = _split_leading_title(render_markdown(page.body), page.title)
+    editor = can_edit(request.user, page)  # an editor of its space (restriction included)
+    _mark_restricted([page], with_names=editor)
     response = render(
         request,
         "handbook/page.html",
@@ -70,7 +104,7 @@ def page_detail(request: HttpRequest, space_slug: str, page_slug: str) -> HttpRe
             # The title is the header now: the contents list starts below it.
             "toc": [h for h in table_of_contents(page.body) if h["id"] != title_anchor],
             "revision": page.published_revision,
-            "can_edit": can_edit(request.user, page),
+            "can_edit": editor,
             "can_admin": can_admin_space(request.user, page.space),
             "has_draft": page.revisions.filter(number__gt=page.published_revision.number).exists()
             if page.published_revision

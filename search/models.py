@@ -164,6 +164,11 @@ class AskLog(models.Model):
     # The pages those passages came from: an answer's text is shown on Insights only to someone who
     # may read every one of them (a model may word what it was sent without citing it).
     passage_pages = ArrayField(models.IntegerField(), null=True, blank=True)
+    # The space the asker said should answer (the feedback form offers only spaces they may read):
+    # their rating, question and comment then reach that space's editors on Insights.
+    feedback_space = models.ForeignKey(
+        "handbook.Space", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -134,29 +134,40 @@ class FeedbackForm(forms.Form):
     log_id = forms.IntegerField(min_value=1)
     helpful = forms.TypedChoiceField(choices=[("1", "yes"), ("0", "no")], coerce=lambda v: v == "1")
     comment = forms.CharField(required=False, max_length=2000)
+    # The second step of a "No": the space that should answer (optional; checked against the
+    # spaces the asker may read by feedback_record).
+    space = forms.IntegerField(required=False, min_value=1)
+    step = forms.CharField(required=False, max_length=10)
 
 
 @login_required
 @require_POST
 def ask_feedback_view(request: HttpRequest) -> HttpResponse:
-    from search.ask.feedback import FeedbackError, feedback_record
+    from search.ask.feedback import FeedbackError, feedback_record, feedback_spaces
 
     form = FeedbackForm(request.POST)
-    status, thanked = 200, False
+    status, thanked, log = 200, False, None
     if form.is_valid():
         try:
-            # feedback_record only accepts a log the requesting user wrote.
-            feedback_record(
+            # feedback_record only accepts a log the requesting user wrote, and a space they may read.
+            log = feedback_record(
                 user=request.user,
                 log_id=form.cleaned_data["log_id"],
                 helpful=form.cleaned_data["helpful"],
                 comment=form.cleaned_data["comment"],
+                space_id=form.cleaned_data["space"],
             )
             thanked = True
         except FeedbackError:
             status = 404
     else:
         status = 400
-    template = "search/ask.html#feedback-done" if request.htmx else "search/feedback.html"
+    if log is not None and not log.helpful and form.cleaned_data["step"] != "space":
+        # A "No" is recorded; ask, optionally, which space should answer, so its editors see it.
+        context = {"log": log, "spaces": feedback_spaces(request.user)}
+        template = "search/feedback.html#space-form" if request.htmx else "search/feedback.html"
+        return render(request, template, context)
+    context = {"thanked": thanked, "named_space": log.feedback_space if log is not None else None}
+    template = "search/feedback.html#feedback-done" if request.htmx else "search/feedback.html"
     # htmx only swaps 2xx responses: give it a 200 with the message instead.
-    return render(request, template, {"thanked": thanked}, status=200 if request.htmx else status)
+    return render(request, template, context, status=200 if request.htmx else status)

@@ -32,6 +32,9 @@ VECTOR_TTL_S = 7 * 24 * 3600
 LOCAL_SIMILARITY = 0.91
 OTHER_SIMILARITY = 0.85
 _PUNCTUATION = re.compile(r"[^\w\s]+")
+# A question whose answers were rated "not helpful" this many times is a gap, not an answered
+# question: once may be one reader's taste, twice is the answer failing.
+REJECTED_SEVERAL = 2
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Mention:
     kind: str  # "ask" | "search"
     at: datetime
     spaces: tuple[int, ...] = ()
+    outcome: str = ""  # for an ask: "no_answer", "rejected" (answered, rated "not helpful") or ""
 
 
 @dataclass
@@ -50,9 +54,20 @@ class Group:
     count: int = 0
     asks: int = 0
     searches: int = 0
+    no_answer: int = 0  # asks that got no answer
+    rejected: int = 0  # asks whose answer the asker rated "not helpful"
     last_seen: datetime | None = None
     spaces: list[int] = field(default_factory=list)  # most mentioned first
     variants: list[str] = field(default_factory=list)  # other wordings, most frequent first
+
+    @property
+    def answered_badly(self) -> bool:
+        return self.rejected >= REJECTED_SEVERAL
+
+    @property
+    def unanswered(self) -> bool:
+        """Not to be listed as answered: every ask got no answer, or answers were rejected several times."""
+        return self.answered_badly or (self.asks > 0 and self.no_answer == self.asks)
 
 
 def fold(text: str) -> str:
@@ -156,6 +171,8 @@ def _group(members: list[Mention]) -> Group:
         count=len(members),
         asks=sum(1 for m in members if m.kind == "ask"),
         searches=sum(1 for m in members if m.kind == "search"),
+        no_answer=sum(1 for m in members if m.outcome == "no_answer"),
+        rejected=sum(1 for m in members if m.outcome == "rejected"),
         last_seen=max(m.at for m in members),
         spaces=[space for space, _n in spaces.most_common()],
         variants=variants[:5],

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
-from django.db.models import BooleanField, F, IntegerField, OuterRef, Subquery
+from django.db.models import BooleanField, Exists, F, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
@@ -70,6 +70,12 @@ def _asks_for(scope: Scope) -> Any:
     return asks_shown(scope.user, superuser=scope.superuser, space_ids=scope.space_ids)
 
 
+def _outcome(mode: str, helpful: bool | None) -> str:
+    if mode == AskLog.Mode.NO_ANSWER:
+        return "no_answer"
+    return "rejected" if helpful is False else ""
+
+
 @dataclass
 class UnansweredGroup:
     group: Group
@@ -81,14 +87,15 @@ def unanswered(scope: Scope) -> list[UnansweredGroup]:
     """Questions that got no answer and searches that found nothing, grouped by similar wording."""
     asks = (
         _asks_for(scope)
-        .filter(mode=AskLog.Mode.NO_ANSWER)
+        # Answers rated "not helpful" too: a question answered wrongly several times is a gap.
+        .filter(Q(mode=AskLog.Mode.NO_ANSWER) | Q(helpful=False))
         .order_by("-created_at")
-        .values_list("question", "created_at", "passage_spaces")[:MAX_ROWS]
+        .values_list("question", "created_at", "passage_spaces", "mode")[:MAX_ROWS]
     )
-    mentions = [Mention(q, "ask", at, tuple(spaces or ())) for q, at, spaces in asks]
+    mentions = [Mention(q, "ask", at, tuple(spaces or ()), _outcome(mode, False)) for q, at, spaces, mode in asks]
     misses = SearchMiss.objects.order_by("-created_at").values_list("query", "created_at")[:MAX_ROWS]
     mentions += [Mention(q, "search", at) for q, at in misses]
-    groups = group_mentions(mentions)[:MAX_GROUPS]
+    groups = [g for g in group_mentions(mentions) if g.no_answer or g.searches or g.answered_badly][:MAX_GROUPS]
     fixes = possible_fixes(groups, user=scope.user, edited_space_ids=scope.space_ids, superuser=scope.superuser)
     return [
         UnansweredGroup(group, [scope.spaces[s] for s in group.spaces if s in scope.spaces], fix)
@@ -113,11 +120,12 @@ def top_questions(scope: Scope) -> list[TopQuestions]:
         .annotate(top_space=Coalesce(Subquery(best_page_space), F("passage_spaces__0"), output_field=IntegerField()))
         .filter(top_space__in=scope.space_ids)
         .order_by("-created_at")
-        .values_list("question", "created_at", "top_space")[:MAX_ROWS]
+        .values_list("question", "created_at", "top_space", "mode", "helpful")[:MAX_ROWS]
     )
     by_space: dict[int, list[Mention]] = {}
-    for question, at, space_id in rows:
-        by_space.setdefault(space_id, []).append(Mention(question, "ask", at))
+    for question, at, space_id, mode, helpful in rows:
+        # How each was answered travels with it: the template never shows a gap as answered.
+        by_space.setdefault(space_id, []).append(Mention(question, "ask", at, outcome=_outcome(mode, helpful)))
     return [
         TopQuestions(scope.spaces[space_id], group_mentions(mentions)[:TOP_PER_SPACE], len(mentions))
         for space_id in scope.space_ids
@@ -142,6 +150,8 @@ class RejectedAnswer:
     answer: str  # empty unless the viewer may read every page the answer came from
     citations: list[CitedPage] = field(default_factory=list)
     hidden_citations: int = 0
+    no_answer: bool = False  # the reader rated "no answer found" as not helpful
+    named_space: Space | None = None  # the space of the viewer's the reader said should answer
 
     @property
     def possibly_fixed(self) -> bool:
@@ -156,30 +166,48 @@ def _pages_sql(pages: Any) -> tuple[str, tuple[Any, ...]] | None:
     return sql, tuple(params)
 
 
+def _rejected_rows(scope: Scope, user: Any) -> Any:
+    """Ask log rows rated "not helpful" that reach this viewer, each marked ``by_passages`` when it
+    passes the Insights rule (``search.gaps.visibility``) and not only because it names a space.
+
+    - Answers citing a page the viewer may read in a space they edit, and no-answers whose passages
+      came from one: only when the viewer may read every passage page (the rule).
+    - Rows whose asker named a space the viewer edits: the asker sent them there (the form offers
+      only spaces they may read). Such a row shows its question, comment and date; its answer and
+      sources only as far as the rule above allows.
+    Superusers: every row.
+    """
+    if scope.superuser:
+        return AskLog.objects.filter(helpful=False).annotate(by_passages=Value(True, output_field=BooleanField()))
+    mine = Page.objects.visible_to(user).filter(space_id__in=scope.space_ids)
+    found = _pages_sql(mine)
+    about_mine = Q(mode=AskLog.Mode.NO_ANSWER, passage_pages__len__gt=0)
+    if found is not None:
+        sql, params = found
+        table = AskLog._meta.db_table
+        # The page SQL is the ORM's own, with its parameters; the table name is the model's.
+        cites_mine = RawSQL(  # noqa: S611
+            f"EXISTS (SELECT 1 FROM jsonb_array_elements({table}.citations) AS c WHERE c->>'ref' IN ({sql}))",  # noqa: S608
+            params,
+            output_field=BooleanField(),
+        )
+        about_mine |= Q(cites_mine)
+    # A no-answer reaches the rule only through passages, so never through the askers threshold.
+    shown = _asks_for(scope).filter(about_mine, helpful=False).values("pk")
+    named = Q(feedback_space_id__in=scope.space_ids)
+    return (
+        AskLog.objects.filter(helpful=False)
+        .filter(Q(pk__in=shown) | named)
+        .annotate(by_passages=Exists(shown.filter(pk=OuterRef("pk"))))
+    )
+
+
 def rejected_answers(scope: Scope, user: Any) -> list[RejectedAnswer]:
-    """Thumbs-down answers citing a page the viewer may read in a space they edit, newest first;
-    only answers whose question the viewer may see at all (every passage page readable)."""
+    """Answers and no-answers rated "not helpful" that reach the viewer (``_rejected_rows``), newest first."""
     mine = Page.objects.visible_to(user)
     if not scope.superuser:
         mine = mine.filter(space_id__in=scope.space_ids)
-    found = _pages_sql(mine)
-    if found is None:
-        return []
-    sql, params = found
-    table = AskLog._meta.db_table
-    # The page SQL is the ORM's own, with its parameters; the table name is the model's.
-    cites_mine = RawSQL(  # noqa: S611
-        f"EXISTS (SELECT 1 FROM jsonb_array_elements({table}.citations) AS c WHERE c->>'ref' IN ({sql}))",  # noqa: S608
-        params,
-        output_field=BooleanField(),
-    )
-    logs = list(
-        _asks_for(scope)
-        .filter(helpful=False)
-        .alias(cites_mine=cites_mine)
-        .filter(cites_mine=True)
-        .order_by("-created_at")[:MAX_REJECTED]
-    )
+    logs = list(_rejected_rows(scope, user).order_by("-created_at")[:MAX_REJECTED])
     refs = {c.get("ref", "") for log in logs for c in log.citations or []}
     readable = set(Page.objects.visible_to(user).filter(ref__in=refs).values_list("ref", flat=True))
     passage_pages = {pid for log in logs for pid in log.passage_pages or ()}
@@ -215,9 +243,12 @@ def rejected_answers(scope: Scope, user: Any) -> list[RejectedAnswer]:
                 question=log.question,
                 comment=log.comment,
                 created_at=log.created_at,
-                answer=log.answer if everything_readable else "",
+                answer=log.answer if everything_readable and log.by_passages else "",
                 citations=shown,
-                hidden_citations=hidden,
+                # A row shown only because the asker named the space says nothing of other pages.
+                hidden_citations=hidden if log.by_passages else 0,
+                no_answer=log.mode == AskLog.Mode.NO_ANSWER,
+                named_space=scope.spaces.get(log.feedback_space_id) if log.feedback_space_id else None,
             )
         )
     return rejected

@@ -28,6 +28,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from accounts.models import PersonalToken
 from accounts.services import token_authenticate
+from api.auth import allow_call
 from core.ratelimit import allow, parse_rate
 
 _token: ContextVar[PersonalToken | None] = ContextVar("handbook_mcp_token", default=None)
@@ -56,18 +57,26 @@ def _owner() -> Any:
 def _search(query: str, limit: int) -> dict[str, Any]:
     from search.hit_list import MAX_LIMIT, search_json
 
-    out, _found = search_json(query, _owner(), limit=max(1, min(limit, MAX_LIMIT)))
+    user = _owner()
+    # The person's search limit, counted with the search page's and the REST API's.
+    if not allow(f"search:{user.pk}", settings.SEARCH_RATE_LIMIT):
+        raise PermissionError("Too many searches; wait a moment and try again.")
+    out, _found = search_json(query, user, limit=max(1, min(limit, MAX_LIMIT)))
     return out
 
 
 def _ask(question: str) -> dict[str, Any]:
-    from search.ask.answers import answer_question
+    from search.ask.answers import AskError, answer_question, check_rate_limit
 
     token = _token.get()
     if token is None or not token.can_ask:
         raise PermissionError("This token may only read: asking needs a token with the 'ask' scope.")
-    if not allow(f"api:ask:token:{token.pk}", settings.ASK_RATE_LIMIT):
-        raise PermissionError("Too many questions for this token; wait a minute and try again.")
+    if not allow_call("ask", settings.ASK_RATE_LIMIT, user_id=token.user_id, token_id=token.pk):
+        raise PermissionError("Too many questions; wait a minute and try again.")
+    try:
+        check_rate_limit(token.user)  # the person's Ask limit, counted with the web's
+    except AskError as exc:
+        raise PermissionError(str(exc)) from None
     return answer_question(user=token.user, question=question, rate_limit=False).as_json()
 
 
@@ -220,12 +229,13 @@ def _error(status: int, detail: str) -> JsonResponse:
 @login_not_required
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
-    token = token_authenticate(secret.strip()) if scheme.lower() == "bearer" else None
+    address = request.META.get("REMOTE_ADDR")
+    token = token_authenticate(secret.strip(), address=address) if scheme.lower() == "bearer" else None
     if token is None:
         return _error(401, "Missing, unknown, revoked or expired token.")
-    # One count per token with the REST API (api.views uses the same keys).
-    if not allow(f"api:calls:token:{token.pk}", settings.API_RATE_LIMIT):
-        response = _error(429, "Too many requests for this token; wait a moment and try again.")
+    # Per person and per token, one count with the REST API (api.auth.allow_call).
+    if not allow_call("calls", settings.API_RATE_LIMIT, user_id=token.user_id, token_id=token.pk):
+        response = _error(429, "Too many requests for this person or token; wait a moment and try again.")
         response["Retry-After"] = str(parse_rate(settings.API_RATE_LIMIT)[1])
         return response
     reset = _token.set(token)

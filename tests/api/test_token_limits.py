@@ -87,11 +87,6 @@ def test_the_default_cap_is_ten_and_the_page_and_command_say_so(make_user):
     assert PersonalToken.objects.filter(user=alice).count() == 10
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="api/mcp.py still counts MCP calls per token only; it should call api.auth.allow_call (see the SSO/token "
-    "report). Remove this mark with that change.",
-)
 def test_mcp_calls_count_against_the_person_too(handbook, make_token, settings):
     settings.API_RATE_LIMIT = "2/m"
     first, second = bearer(make_token(handbook.reader)), bearer(make_token(handbook.reader))

@@ -15,6 +15,7 @@ from core import languages
 from core.text import fold_accents
 from handbook.models import Page
 from search import resolve
+from search.retrieval.confidence import confident_count
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import QueryError, parse_query
@@ -62,6 +63,13 @@ class SearchPage:
     query_language: str = languages.DEFAULT.code
     error: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    # The first ``confident`` of the ``total`` results are confident; the rest are loosely related
+    # (search/retrieval/confidence.py).
+    confident: int = 0
+
+    @property
+    def loosely_related(self) -> int:
+        return self.total - self.confident
 
     @property
     def has_next(self) -> bool:
@@ -206,6 +214,8 @@ def search_pages(
         facets=facets,
         query_language=retrieval.query_language,
         timings=retrieval.timings,
+        # Counted over the readable, filtered results, as the total is.
+        confident=confident_count(hits, retrieval),
     )
 
 

@@ -180,8 +180,13 @@ def _result_context(result: Any, query: str, space: str, language: str, *, typin
         for code, name, n in facets.get("language", [])
     ]
     space_title = next((f["label"] for f in space_facets if f["value"] == space), space)
+    # The shown window, split where the confident results end (result.confident counts over every
+    # page of results): those after it are folded under "more loosely related", in the same order.
+    split = max(0, min(len(result.results), result.confident - (result.page - 1) * result.per_page))
     return {
         "result": result,
+        "close_results": result.results[:split],
+        "loose_results": result.results[split:],
         "error": result.error,
         "space_facets": space_facets,
         "language_facets": language_facets,

@@ -5,6 +5,12 @@ The zip holds what its caller may read (``Page.objects.visible_to``) and nothing
 space does not mean reading its restricted pages. A page left out leaves no trace: no file, no
 folder named after it, no attachment, and a link to it (or to a file of it) becomes the link's text,
 with no address; a link to a hidden page reads the same as one to a missing page.
+
+A restricted page carries its restriction in its front matter (``restricted_to: [group, …]``, the
+groups' names; absent for other pages), so that importing the zip restricts it again
+(``restrictions.py``). The names are written for those who are shown them in the handbook: the
+space's editors (the Export button is theirs) and ``export_space`` without ``--user``; a zip made
+``--user`` someone who only reads the space names no group, as the page shows them none.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from django.db.models import QuerySet
 
 from handbook.attachments.models import Attachment
 from handbook.markdown_import.links import UNLINK, link_targets, rewrite_targets
+from handbook.markdown_import.restrictions import KEY as RESTRICTION_KEY
 from handbook.models import Page, SlugRedirect, Space
+from handbook.permissions import can_edit_space
 
 _PAGE_URL = re.compile(r"^/spaces/(?P<space>[\w-]+)/(?P<slug>[\w-]+)/?(?P<anchor>#.*)?$")
 # Any other address under a space or page: its history, revisions, the space itself.
@@ -100,8 +108,15 @@ def _link_targets(bodies: list[str], user: Any) -> _Targets:
 def space_export(space: Space, out: IO[bytes], *, user: Any) -> dict[str, int]:
     """Write the zip of what ``user`` may read of ``space`` to ``out`` (``user=None``: every published
     page); returns counts of pages and attachments written."""
-    pages = list(_readable(user).filter(space=space).select_related("published_revision").order_by("pk"))
+    pages = list(
+        _readable(user)
+        .filter(space=space)
+        .select_related("published_revision")
+        .prefetch_related("restricted_to_groups")
+        .order_by("pk")
+    )
     paths = _paths(pages)
+    with_restrictions = user is None or can_edit_space(user, space)
     targets = _link_targets([p.body for p in pages], user)
     attachments: dict[str, PurePosixPath] = {}  # attachment id (hex) → path in the zip
     files: list[tuple[Attachment, PurePosixPath]] = []
@@ -141,12 +156,15 @@ def space_export(space: Space, out: IO[bytes], *, user: Any) -> dict[str, int]:
                 return None
 
             revision = page.published_revision
-            meta = {
+            meta: dict[str, Any] = {
                 "title": page.title,
                 "language": page.language,
                 "revision": revision.number if revision else None,
                 "updated": page.updated_at.isoformat(timespec="seconds"),
             }
+            restricted_to = sorted(group.name for group in page.restricted_to_groups.all())
+            if restricted_to and with_restrictions:  # only a restricted page says so: see restrictions.py
+                meta[RESTRICTION_KEY] = restricted_to
             front = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
             archive.writestr(path.as_posix(), f"---\n{front}---\n\n{rewrite_targets(page.body, relink)}")
         for attachment, file_path in files:

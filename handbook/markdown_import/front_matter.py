@@ -8,7 +8,8 @@
   is titled from its first heading or file name instead.
 
 A refused or unreadable block is dropped, the page's text is still imported, and the reason goes to
-the import report.
+the import report; unless the block mentions ``restricted_to``: then the page is not imported at all
+(``restrictions.py``), since what it restricted the page to cannot be known.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import yaml
 from django.utils.translation import gettext as _
 from frontmatter import detect_format
 from frontmatter.default_handlers import JSONHandler, YAMLHandler
+
+from handbook.markdown_import.restrictions import KEY as RESTRICTION_KEY
+from handbook.markdown_import.restrictions import UNREADABLE, mentions_restriction
 
 # Real front matter is well under a kilobyte (the largest seen in the handbooks we import: a few KB
 # of redirect_from and tags); 64 KB leaves room for any of it and bounds a hostile block.
@@ -48,6 +52,11 @@ _HANDLERS = [_YAMLHandler(), JSONHandler()]  # python-frontmatter's own list, YA
 _BLOCK = re.compile(r"\A---\n.*?\n---\n", flags=re.DOTALL)
 
 
+def _dropped(block: str) -> dict[str, Any]:
+    """The metadata left of a block that was not read: nothing, or the mark of an unknowable restriction."""
+    return {RESTRICTION_KEY: UNREADABLE} if mentions_restriction(block) else {}
+
+
 def read_front_matter(raw: str) -> tuple[dict[str, Any], str, list[str]]:
     """(metadata, content, problems): ``problems`` are report reasons; ``metadata["title"]``, when
     present, is a string."""
@@ -62,18 +71,22 @@ def read_front_matter(raw: str) -> tuple[dict[str, Any], str, list[str]]:
     if len(block.encode()) > MAX_FRONT_MATTER_BYTES:
         limit = MAX_FRONT_MATTER_BYTES // 1024
         return (
-            {},
+            _dropped(block),
             content.strip(),
             [_("front matter larger than %(limit)s KB, ignored; text imported") % {"limit": limit}],
         )
     try:
         data = handler.load(block)
     except AliasRefused:
-        return {}, content.strip(), [_("front matter refused: YAML aliases (*name) are not accepted; text imported")]
+        return (
+            _dropped(block),
+            content.strip(),
+            [_("front matter refused: YAML aliases (*name) are not accepted; text imported")],
+        )
     except Exception as exc:  # broken YAML: keep the text, drop the block
         content = _BLOCK.sub("", raw)
-        return {}, content, [f"front matter unreadable ({type(exc).__name__}), text imported"]
-    meta = dict(data) if isinstance(data, dict) else {}
+        return _dropped(block), content, [f"front matter unreadable ({type(exc).__name__}), text imported"]
+    meta = dict(data) if isinstance(data, dict) else _dropped(block)
     problems = []
     if "title" in meta and not isinstance(meta["title"], str):
         if meta["title"] is not None:

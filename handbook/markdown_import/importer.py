@@ -4,7 +4,7 @@ Pages are written through ``handbook.services`` (revisions, publishing,
 reindexing), attachments through ``handbook.attachments.services``. Each page
 remembers its file (``Page.ref`` = ``md:<space>:<path>``), so running the import
 again updates changed pages (one new revision), leaves the others alone, and
-finds the pages whose file is gone.
+finds the pages whose file is gone. Front matter's ``restricted_to``: ``restrictions.py``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from handbook.attachments.services import (
 from handbook.markdown_import.cleanup import clean_markdown
 from handbook.markdown_import.front_matter import read_front_matter
 from handbook.markdown_import.links import is_external, rewrite_targets
+from handbook.markdown_import.restrictions import RestrictionUnusable, restriction_apply, restriction_from
 from handbook.markdown_import.sources import (
     IGNORED_DIRS,
     INDEX_NAMES,
@@ -78,6 +79,8 @@ class MarkdownTreeImport:
         self.by_root_suffix: dict[str, PurePosixPath | None] = {}
         self.by_alias: dict[str, PurePosixPath] = {}  # redirect_from addresses; the first page by path wins
         self.links: list[PurePosixPath] = []  # symbolic links met by the scan: reported, never followed
+        # Files not imported because their restriction cannot be applied: their pages are left as they are.
+        self.held: set[PurePosixPath] = set()
 
     # --- reading the tree ----------------------------------------------------------
 
@@ -118,6 +121,12 @@ class MarkdownTreeImport:
             self.report.skipped.append((str(rel), "not UTF-8 text"))
             return None
         meta, content, problems = read_front_matter(raw)  # aliases refused, size capped, title text only
+        try:
+            restricted_to = restriction_from(meta)
+        except RestrictionUnusable as unusable:  # fail closed: never published (nor drafted) unrestricted
+            self.report.skipped.append((str(rel), str(unusable)))
+            self.held.add(rel)
+            return None
         self.report.skipped += [(str(rel), problem) for problem in problems]
         if meta.get("permalink") is False or meta.get("published") is False:
             self.report.skipped.append((str(rel), "not published by the site (permalink/published: false)"))
@@ -135,6 +144,7 @@ class MarkdownTreeImport:
             ref=page_ref(self.space, rel),
             permalink=path_key(permalink) if isinstance(permalink, str) else None,
             aliases=alias_keys(meta.get("redirect_from")),
+            restricted_to=restricted_to,
         )
 
     def index_sources(self) -> None:
@@ -280,6 +290,7 @@ class MarkdownTreeImport:
                     language=source.language,
                     author=self.author,
                     ref=source.ref,
+                    restricted_to=source.restricted_to or [],  # set before the text is published
                 )
                 source.page = page
                 self.report.created.append(str(source.rel))
@@ -290,9 +301,11 @@ class MarkdownTreeImport:
                     page_undelete(page=page)
                 if page.language != source.language:
                     Page.objects.filter(pk=page.pk).update(language=source.language)
+                # Before the new text is published: a page being restricted never shows it unrestricted.
+                restriction_changed = restriction_apply(page, source.restricted_to)
                 result = page_save(page=page, title=source.title, body=body, author=self.author, note="Imported")
                 source.page = result.page
-                changed = result.revision is not None or was_archived
+                changed = result.revision is not None or was_archived or restriction_changed
                 (self.report.updated if changed else self.report.unchanged).append(str(source.rel))
             known = set(Attachment.objects.filter(page=source.page).values_list("id", flat=True))
             for rel, (attachment_id, url) in attachments.items():
@@ -321,7 +334,7 @@ class MarkdownTreeImport:
         while True:
             for name in INDEX_NAMES:
                 candidate = folder / name
-                if candidate in self.sources and candidate != rel:
+                if (candidate in self.sources or candidate in self.held) and candidate != rel:
                     return candidate
             if folder == PurePosixPath(".") or folder == PurePosixPath(""):
                 return None
@@ -351,10 +364,14 @@ class MarkdownTreeImport:
                 page_save(page=source.page, title=source.title, body=self.rewrite(source, {}), author=self.author)
         for source in self.sources.values():
             parent_rel = self._parent_of(source.rel)
-            parent = self.sources[parent_rel].page if parent_rel else None
+            # A parent file not imported this time (held): its page from an earlier import, if any.
+            held = existing.get(page_ref(self.space, parent_rel)) if parent_rel in self.held else None
+            if parent_rel in self.held and (held is None or held.deleted_at is not None):
+                continue  # no page to put it under: left where it is (a new one at the top)
+            parent = held or (self.sources[parent_rel].page if parent_rel else None)
             if source.page is not None and source.page.parent_id != (parent.pk if parent else None):
                 page_set_parent(page=source.page, parent=parent)
-        seen = {s.ref for s in self.sources.values()}
+        seen = {s.ref for s in self.sources.values()} | {page_ref(self.space, rel) for rel in self.held}
         for ref, page in existing.items():
             if ref in seen or page.deleted_at is not None:
                 continue

@@ -55,6 +55,7 @@ class Source:
     ref: str
     permalink: str | None = None  # the front matter's address, as a key (see path_key)
     aliases: tuple[str, ...] = ()  # its redirect_from addresses, as keys: old addresses that lead here
+    restricted_to: list[Any] | None = None  # groups (restrictions.py); None: the file does not say
     page: Page | None = None
     slug: str = ""
 

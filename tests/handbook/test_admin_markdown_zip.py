@@ -165,3 +165,5 @@ def test_the_import_speaks_french():
         assert translation.gettext("The archive holds no Markdown file (.md).") != (
             "The archive holds no Markdown file (.md)."
         )
+        limit = "The archive holds %(count)s entries (files and folders); the limit is %(limit)s."
+        assert "entrées" in translation.gettext(limit)

@@ -1,5 +1,5 @@
-"""Security review, third round (issue 45, part 4): attachments, the admin zip import and the
-broken-link report.
+"""Security review, third round (issue 45, part 4): attachments and the broken-link report (the
+admin zip import, reviewed in the same round: ``test_review_round3_import.py``).
 
 What was tried:
 
@@ -9,10 +9,7 @@ What was tried:
   one well-formed ``Content-Disposition`` naming exactly the stored name; the file stays in its
   folder; attachments of restricted, draft, deleted and moved pages are 404 to those who may not
   read (or edit) the page, byte for byte like an id that does not exist, even with a known ETag;
-- the zip import: more escaping spellings (backslashes, ``./..``, UNC), a linked folder, a name
-  twice, sizes that lie; Python-tagged YAML front matter is not executed; raw HTML, scripts,
-  handlers, ``javascript:``/``data:`` links and SVG in a page never reach a reader as markup; a
-  linked SVG is served sandboxed, a linked ``.html`` or a path outside the zip is not stored;
+  a file name written into a page stays text;
 - the broken-link report lists only pages the editor may edit and answers a link to a hidden page
   or file exactly like one to a missing page or file.
 """
@@ -21,7 +18,6 @@ from __future__ import annotations
 
 import io
 import uuid
-import zipfile
 from email.message import Message
 from html.parser import HTMLParser
 from pathlib import Path
@@ -30,13 +26,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from accounts.services import token_create
 from handbook.attachments.models import Attachment
 from handbook.attachments.services import ALLOWED_TYPES, attachment_create
 from handbook.attachments.views import INLINE_TYPES
 from handbook.models import Page
 from tests.handbook.conftest import _fast_passwords_and_clean_cache, handbook  # noqa: F401
-from tests.handbook.test_admin_markdown_zip import TREE, make_zip, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +48,38 @@ def _client(user: Any) -> Client:
 
 def _body(response: Any) -> bytes:
     return b"".join(response.streaming_content) if response.streaming else response.content
+
+
+class _Markup(HTMLParser):
+    """Every tag and attribute of an HTML fragment, as a browser would parse it (``_dangers`` and
+    ``_client`` serve the zip import's review too: ``test_review_round3_import.py``)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs += [(name, value or "") for name, value in attrs]
+
+    handle_startendtag = handle_starttag
+
+
+def _dangers(fragment: str) -> list[str]:
+    markup = _Markup()
+    markup.feed(fragment)
+    bad_tags = {"script", "iframe", "object", "embed", "form", "input", "meta", "style", "base", "svg", "link"}
+    found = [f"<{t}>" for t in markup.tags if t in bad_tags]
+    for name, value in markup.attrs:
+        compact = "".join(value.split()).lower()
+        if name.startswith("on") or name in ("style", "srcdoc", "formaction"):
+            found.append(f"{name}={value!r}")
+        if name in ("href", "src", "action", "xlink:href") and compact.startswith(
+            ("javascript:", "data:", "vbscript:")
+        ):
+            found.append(f"{name}={value!r}")
+    return found
 
 
 # --- attachments ------------------------------------------------------------------------------------
@@ -177,210 +203,6 @@ def test_attachments_of_pages_one_may_not_reach_are_404_like_a_missing_id(handbo
     handbook.editor.groups.add(*handbook.payroll.groups.filter(name="payroll"))
     response = _client(handbook.editor).get(files["restricted draft"].get_absolute_url())
     assert response.status_code == 200 and _body(response) == b"secret rise.csv"
-
-
-# --- the admin zip import ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def docs(make_space, make_user, no_embeddings):  # type: ignore[no-untyped-def]
-    return make_space("docs", viewers=("staff",), editors=("docs-editors",))
-
-
-@pytest.fixture
-def admin_client(client, make_user):  # type: ignore[no-untyped-def]
-    client.force_login(make_user("root", superuser=True))
-    return client
-
-
-def _refused(response: Any) -> str:
-    assert response.status_code == 200 and response.context["report"] is None
-    return str(response.context["form"].errors["archive"][0])
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "..\\escaped.md",
-        "guide\\..\\..\\escaped.md",
-        "./../escaped.md",
-        "a/./b/../../../escaped.md",
-        "\\\\host\\share\\x.md",
-    ],
-    ids=["backslash-dotdot", "nested-backslash", "dot-dotdot", "deep-dotdot", "unc"],
-)
-def test_more_escaping_spellings_are_refused_whole(admin_client, docs, name, tmp_path):
-    response = upload(admin_client, docs, make_zip({**TREE, name: "# Escaped\n"}, prefix=""))
-    assert "inside it" in _refused(response)
-    assert not Page.objects.filter(space=docs).exists() and not Attachment.objects.exists()
-
-
-def test_a_linked_folder_a_name_twice_or_lying_sizes_are_refused_whole(admin_client, docs, settings):
-    linked_folder = make_zip(TREE, links={"guide/etc": "/etc"})
-    assert "symbolic link" in _refused(upload(admin_client, docs, linked_folder))
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("handbook/README.md", "# One\n")
-        with pytest.warns(UserWarning, match="Duplicate name"):
-            archive.writestr("handbook/README.md", "# Two\n")
-    assert "appears twice" in _refused(upload(admin_client, docs, buffer.getvalue()))
-
-    # The sizes the archive declares say 10 bytes; the entry holds 200 kB (a bomb that lies).
-    settings.MARKDOWN_ZIP_MAX_BYTES = 50_000
-    big = b"# Big\n\n" + b"a" * 200_000
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("handbook/big.md", big)
-    data = bytearray(buffer.getvalue())
-    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
-        at = data.find(signature)
-        data[at + offset : at + offset + 4] = (10).to_bytes(4, "little")
-    assert zipfile.ZipFile(io.BytesIO(bytes(data))).infolist()[0].file_size == 10
-    error = _refused(upload(admin_client, docs, bytes(data)))
-    assert "larger than" in error or "not a readable zip" in error
-    assert not Page.objects.filter(space=docs).exists()
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="handbook/markdown_import/admin_upload.py _checked_entries counts only files against "
-    "MARKDOWN_ZIP_MAX_FILES: folder entries are unbounded (each one a mkdir in the unpack folder)",
-)
-def test_folder_entries_count_against_the_entry_limit(admin_client, docs, settings):
-    settings.MARKDOWN_ZIP_MAX_FILES = 5
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("handbook/README.md", "# Home\n")
-        for n in range(50):
-            archive.writestr(zipfile.ZipInfo(f"handbook/d{n}/"), b"")
-    response = upload(admin_client, docs, buffer.getvalue())
-    assert response.context["report"] is None, "50 folders and a file passed a limit of 5 entries"
-
-
-def test_python_tagged_front_matter_is_not_run(admin_client, docs, tmp_path):
-    marker = tmp_path / "ran"
-    tags = [
-        f'!!python/object/apply:os.system ["touch {marker}"]',
-        f'!!python/object/apply:subprocess.call [["touch", "{marker}"]]',
-        "!!python/name:os.system",
-        f'!!python/object/new:pathlib.Path ["{marker}"]',
-    ]
-    files = {f"p{n}.md": f"---\ntitle: {tag}\n---\n\n# Page {n}\n\nText {n}.\n" for n, tag in enumerate(tags)}
-    report = upload(admin_client, docs, make_zip(files)).context["report"]
-    assert not marker.exists()
-    assert len(report.created) == len(tags)
-    assert sorted(rel for rel, why in report.skipped if "front matter unreadable" in why) == sorted(files)
-    titles = set(Page.objects.filter(space=docs).values_list("title", flat=True))
-    assert titles == {f"Page {n}" for n in range(len(tags))}
-
-
-class _Markup(HTMLParser):
-    """Every tag and attribute of an HTML fragment, as a browser would parse it."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[str] = []
-        self.attrs: list[tuple[str, str]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        self.attrs += [(name, value or "") for name, value in attrs]
-
-    handle_startendtag = handle_starttag
-
-
-def _dangers(fragment: str) -> list[str]:
-    markup = _Markup()
-    markup.feed(fragment)
-    bad_tags = {"script", "iframe", "object", "embed", "form", "input", "meta", "style", "base", "svg", "link"}
-    found = [f"<{t}>" for t in markup.tags if t in bad_tags]
-    for name, value in markup.attrs:
-        compact = "".join(value.split()).lower()
-        if name.startswith("on") or name in ("style", "srcdoc", "formaction"):
-            found.append(f"{name}={value!r}")
-        if name in ("href", "src", "action", "xlink:href") and compact.startswith(
-            ("javascript:", "data:", "vbscript:")
-        ):
-            found.append(f"{name}={value!r}")
-    return found
-
-
-HOSTILE_PAGE = """---
-title: "<script>alert('title')</script> Hostile"
----
-
-# Hostile
-
-<script>alert('script')</script>
-<img src="x" onerror="alert('img')">
-<svg onload="alert('svg')"><circle r="1"/></svg>
-<iframe src="https://evil.example/"></iframe>
-<a href="javascript:alert('a')">html link</a> and <a href="JaVaScRiPt&colon;alert('b')">another</a>
-[md link](javascript:alert('md')) and [data link](data:text/html;base64,PHNjcmlwdD4=)
-<object data="x.swf"></object><embed src="x.swf">
-<form action="https://evil.example/"><input name="q" formaction="javascript:alert(1)"></form>
-<meta http-equiv="refresh" content="0;url=https://evil.example/">
-<style>body { display: none }</style>
-<base href="https://evil.example/">
-<div style="background:url(javascript:alert('css'))">styled</div>
-<details open ontoggle="alert('toggle')"><summary>More</summary>hidden</details>
-
-![logo](logo.svg) and <img src="logo.svg" alt="again">
-[the doc](page.html), [passwd](/etc/passwd), [hostname](../../../../../../etc/hostname)
-"""
-HOSTILE_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'
-
-
-def test_raw_html_and_svg_in_an_imported_page_never_reach_a_reader_as_markup(admin_client, docs, handbook):  # noqa: F811
-    archive = make_zip({"hostile.md": HOSTILE_PAGE, "logo.svg": HOSTILE_SVG, "page.html": b"<script>x</script>"})
-    report = upload(admin_client, docs, archive).context["report"]
-    assert report.created == ["hostile.md"]
-    page = Page.objects.get(space=docs)
-    assert "Hostile" in page.title
-
-    # Files: the SVG is stored (an allowed image) and served sandboxed; the HTML and outside paths are not.
-    (logo,) = Attachment.objects.filter(page=page)
-    assert logo.original_name == "logo.svg" and logo.content_type == "image/svg+xml"
-    assert any(rel == "page.html" for rel, _why in report.skipped)
-    assert {target for _rel, target in report.broken_links} >= {"/etc/passwd", "../../../../../../etc/hostname"}
-    reader = _client(handbook.reader)
-    served = reader.get(logo.get_absolute_url())
-    assert served.status_code == 200 and served["X-Content-Type-Options"] == "nosniff"
-    assert "sandbox" in served["Content-Security-Policy"] and "default-src 'none'" in served["Content-Security-Policy"]
-
-    # The page, on the web and over the API: text, never markup.
-    web = reader.get(page.get_absolute_url())
-    assert web.status_code == 200
-    assert _dangers(str(web.context["body_html"])) == []
-    assert b"<script>alert(" not in web.content and b"&lt;script&gt;alert(&#x27;title&#x27;)" in web.content
-    secret = token_create(user=handbook.reader, name="t", scope="read", days=1).secret
-    api = Client().get(f"/api/v1/pages/{page.ref}", HTTP_AUTHORIZATION=f"Bearer {secret}").json()
-    assert _dangers(api["html"]) == [], api["html"]
-    assert f"/attachments/{logo.id}/" in api["html"]
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="export (handbook/markdown_import/export.py space_export) writes no page restriction and the "
-    "import (importer.py MarkdownTreeImport._save) sets none: a space rebuilt from its export makes its "
-    "restricted pages readable by every reader of the space",
-)
-def test_a_space_rebuilt_from_its_export_keeps_its_restricted_pages_restricted(handbook, make_space):  # noqa: F811
-    from handbook.markdown_import.admin_upload import import_zip
-    from handbook.markdown_import.export import space_export
-
-    out = io.BytesIO()
-    space_export(handbook.hr, out, user=None)  # manage.py export_space, as whoever runs the server
-    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as archive:
-        assert any("salary-bands" in name for name in archive.namelist())
-    restored = make_space("hr-restored", viewers=("staff",), editors=("hr-editors",))
-    out.seek(0)
-    import_zip(out, space=restored)
-    assert Page.objects.filter(space=restored, title="Remote work").exists()
-    assert Page.objects.visible_to(handbook.payroll).filter(space=restored, title="Salary bands").exists()
-    leaked = Page.objects.visible_to(handbook.reader).filter(space=restored, title="Salary bands")
-    assert not leaked.exists(), "the payroll-only page is open to all staff after the rebuild"
 
 
 # --- the broken-link report --------------------------------------------------------------------------

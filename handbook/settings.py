@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "handbook",
+    "comments",
     "search",
     "summaries",
     "accounts",
@@ -241,6 +242,7 @@ SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")
+COMMENT_RATE_LIMIT = env_str("COMMENT_RATE_LIMIT", "10/m")  # comments posted per person
 # API and MCP calls per person (all tokens and sessions) and per token; Ask and search limits apply too.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m")
 API_MAX_TOKENS_PER_PERSON = env_int("API_MAX_TOKENS_PER_PERSON", 10, minimum=1)  # live tokens at once

@@ -21,6 +21,7 @@ page_patterns = [
     path("delete/", editing.page_delete, name="page_delete"),
     path("access/", access.page_access, name="page_access"),
     path("attachments/", attachment_views.attachment_upload, name="attachment_upload"),
+    path("", include("comments.urls")),  # comments and "who is editing"
 ]
 
 urlpatterns = [

@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # Lower layers first: each app may import only the ones before it.
-LAYERS = ("core", "accounts", "handbook", "summaries", "search", "api")
+LAYERS = ("core", "accounts", "handbook", "comments", "summaries", "search", "api")
 MAX_LINES = 400
 
 

@@ -41,6 +41,17 @@ class Space(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(120)],
         help_text=_("A page published or reviewed is due for its next review this many months later."),
     )
+    # Approval (handbook/approvals/): when required, an editor's "Publish" asks the reviewers instead.
+    # A deleted reviewer group leaves review required with no group: only superusers approve (fails closed).
+    requires_review = models.BooleanField(_("review before publishing"), default=False)
+    reviewer_group = models.ForeignKey(
+        Group,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reviewed_spaces",
+        verbose_name=_("reviewers"),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -94,6 +105,8 @@ class Page(models.Model):
     owner_group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="owned_pages")
     review_by = models.DateField(null=True, blank=True)
     last_reviewed_at = models.DateTimeField(null=True, blank=True)
+    # A template is read like any page but never indexed: no search result, passage or summary.
+    is_template = models.BooleanField(_("template"), default=False)
     deleted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -160,6 +173,11 @@ class Revision(models.Model):
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     note = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set when a reviewer approved this revision for publishing (spaces that require review).
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["page", "-number"]
@@ -224,5 +242,7 @@ class ScopeStamp(models.Model):
         return f"space {self.space_id} {self.groups or 'unrestricted'}: {self.stamp}"
 
 
-# Attachments live in their own module; importing them here registers the model with the app.
+# Attachments and approval requests live in their own modules; importing them here registers the
+# models with the app.
+from handbook.approvals.models import ApprovalRequest  # noqa: E402, F401
 from handbook.attachments.models import Attachment  # noqa: E402, F401

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from core import languages
-from handbook.models import Page, Revision, SlugRedirect, Space
+from handbook.models import ApprovalRequest, Page, Revision, SlugRedirect, Space
 from handbook.page_work import page_changed
 from handbook.title_heading import retitled
 
@@ -77,12 +77,21 @@ def page_create(
 
 
 def _publish(page: Page, revision: Revision, author: Any) -> None:
+    _supersede_pending(page)
     page.title, page.body = revision.title, revision.body
     page.published_revision = revision
     page.status = Page.Status.PUBLISHED
     page.last_editor = author
     page.save()
     page_changed(page)
+
+
+def _supersede_pending(page: Page) -> None:
+    """A revision saved or published after an approval request makes it stale: approving it would
+    publish an older text over a newer one. The author asks again by publishing."""
+    ApprovalRequest.objects.filter(page=page, state=ApprovalRequest.State.PENDING).update(
+        state=ApprovalRequest.State.SUPERSEDED
+    )
 
 
 @dataclass
@@ -121,6 +130,7 @@ def page_save(
     revision = Revision.objects.create(
         page=page, number=_next_number(page), title=title, body=body, author=author, note=note[:300]
     )
+    _supersede_pending(page)
     if publish:
         _publish(page, revision, author)
     # A draft leaves the Page row alone: its last editor and update time are what
@@ -144,10 +154,16 @@ def page_publish(*, page: Page, revision: Revision, author: Any = None) -> Page:
 
 
 @transaction.atomic
-def page_restore(*, page: Page, revision: Revision, author: Any = None) -> Revision:
-    """Restoring copies an old revision into a new one: history only grows."""
+def page_restore(*, page: Page, revision: Revision, author: Any = None, publish: bool = True) -> Revision:
+    """Restoring copies an old revision into a new one: history only grows. ``publish=False`` saves
+    the copy as a draft (a space that requires review sends it to the reviewers instead)."""
     result = page_save(
-        page=page, title=revision.title, body=revision.body, author=author, note=f"Restored r{revision.number}"
+        page=page,
+        title=revision.title,
+        body=revision.body,
+        author=author,
+        note=f"Restored r{revision.number}",
+        publish=publish,
     )
     return result.revision or revision
 
@@ -184,6 +200,8 @@ def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
             Revision.objects.create(
                 page=page, number=_next_number(page), title=title, body=draft_body, author=author, note="Renamed"
             )
+    if fields or (draft is not None and page.revisions.filter(number__gt=draft.number).exists()):
+        _supersede_pending(page)  # the text under review carried the old title: the author asks again
     if title != page.title:
         new_slug = unique_slug(page.space, title, exclude_pk=page.pk)
         if new_slug != page.slug:

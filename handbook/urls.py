@@ -3,6 +3,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.i18n import set_language
 
+from handbook.approvals import views as approval_views
 from handbook.attachments import views as attachment_views
 from handbook.markdown_import import views as markdown_views
 from handbook.views import access, accounts, editing, ops, reading
@@ -13,6 +14,7 @@ page_patterns = [
     path("", reading.page_detail, name="page_detail"),
     path("edit/", editing.page_edit, name="page_edit"),
     path("publish/", editing.page_publish, name="page_publish"),
+    path("approval/", approval_views.approval_detail, name="approval_detail"),
     path("history/", editing.page_history, name="page_history"),
     path("history/<int:number>/", editing.revision_detail, name="revision_detail"),
     path("history/<int:number>/restore/", editing.revision_restore, name="revision_restore"),
@@ -42,6 +44,7 @@ urlpatterns = [
     path("spaces/<slug:space_slug>/", reading.space_detail, name="space_detail"),
     path("spaces/<slug:space_slug>/_new/", editing.page_create, name="page_create"),
     path("spaces/<slug:space_slug>/_access/", access.space_access, name="space_access"),
+    path("spaces/<slug:space_slug>/_approval/", approval_views.space_approval, name="space_approval"),
     path("spaces/<slug:space_slug>/_export/", markdown_views.space_export_zip, name="space_export"),
     path("spaces/<slug:space_slug>/_links/", markdown_views.space_broken_links, name="space_broken_links"),
     path("spaces/<slug:space_slug>/<slug:page_slug>/", include(page_patterns)),

@@ -18,9 +18,11 @@ from django.contrib.auth.models import Group
 from django.core.mail import send_mail
 from django.db import transaction
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import ngettext
 
+from handbook.approvals.selectors import waiting_by_reviewer
 from handbook.models import Page
 from handbook.review.selectors import next_review_date, overdue_pages_by_owner
 from handbook.services import SaveResult, page_save
@@ -71,17 +73,31 @@ def page_review_set(*, page: Page, review: ReviewChoice, publishing: bool, today
 
 
 def review_digests_send(*, today: datetime.date | None = None) -> int:
-    """E-mail each owner the pages they own that are past their review-by date; how many were sent."""
+    """E-mail each owner the pages they own that are past their review-by date, and each reviewer the
+    changes waiting for their approval; how many were sent."""
     base = settings.SITE_URL.rstrip("/")
     sent = 0
-    for user, pages in overdue_pages_by_owner(today=today).items():
+    owners, reviewers = overdue_pages_by_owner(today=today), waiting_by_reviewer()
+    for user in sorted(set(owners) | set(reviewers), key=lambda u: u.pk):
+        pages, waiting = owners.get(user, []), reviewers.get(user, [])
         with translation.override(settings.LANGUAGE_CODE):
-            subject = ngettext(
-                "%(count)d handbook page to review", "%(count)d handbook pages to review", len(pages)
-            ) % {"count": len(pages)}
+            if pages:
+                subject = ngettext(
+                    "%(count)d handbook page to review", "%(count)d handbook pages to review", len(pages)
+                ) % {"count": len(pages)}
+            else:
+                subject = ngettext(
+                    "%(count)d handbook change waiting for your review",
+                    "%(count)d handbook changes waiting for your review",
+                    len(waiting),
+                ) % {"count": len(waiting)}
             body = render_to_string(
                 "handbook/email/review_digest.txt",
-                {"user": user, "links": [(page, base + page.get_absolute_url()) for page in pages]},
+                {
+                    "user": user,
+                    "links": [(page, base + page.get_absolute_url()) for page in pages],
+                    "approvals": [(request, base + _approval_url(request)) for request in waiting],
+                },
             )
         try:
             send_mail(subject, body, None, [user.email])
@@ -90,3 +106,7 @@ def review_digests_send(*, today: datetime.date | None = None) -> int:
             continue
         sent += 1
     return sent
+
+
+def _approval_url(request: Any) -> str:
+    return reverse("approval_detail", kwargs={"space_slug": request.page.space.slug, "page_slug": request.page.slug})

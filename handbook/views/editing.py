@@ -18,12 +18,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from handbook import services
+from handbook.approvals import selectors as approvals
+from handbook.approvals.services import page_create_submit, page_submit, revision_submit
 from handbook.attachments.editor import upload_from_editor
 from handbook.diff import side_by_side
 from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
 from handbook.markdown import render_markdown
 from handbook.models import Page, Revision
-from handbook.review import services as review_services
 from handbook.review.forms import PageReviewForm
 from handbook.views.lookups import editable_page, editable_space
 
@@ -56,7 +57,7 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
         if action == "preview":
             preview = _rendered(form.cleaned_data["body"])
         else:
-            page = services.page_create(
+            page, approval = page_create_submit(
                 space=space,
                 title=form.cleaned_data["title"],
                 body=form.cleaned_data["body"],
@@ -66,9 +67,18 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
             )
             if form.cleaned_data["parent"] is not None:
                 services.page_set_parent(page=page, parent=form.cleaned_data["parent"])
-            messages.success(request, _("Page published.") if page.is_published else _("Draft saved."))
+            if approval is not None:
+                messages.success(request, _("Sent for review: readers will see the page once a reviewer approves it."))
+            else:
+                messages.success(request, _("Page published.") if page.is_published else _("Draft saved."))
             return _after_save(page)
-    return render(request, "handbook/page_create.html", {"space": space, "form": form, "preview": preview})
+    context = {
+        "space": space,
+        "form": form,
+        "preview": preview,
+        "to_review": approvals.needs_approval(request.user, space),
+    }
+    return render(request, "handbook/page_create.html", context)
 
 
 @login_required
@@ -103,18 +113,18 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
         "title": form.cleaned_data["title"],
         "body": form.cleaned_data["body"],
         "author": request.user,
-        "publish": action == "publish",
+        "publish": action == "publish",  # or ask for approval, where the space requires it
         "base_number": form.cleaned_data["base_number"] or None,
         "note": form.cleaned_data["note"],
     }
     try:
-        if review is None:
-            result, reviewed = services.page_save(**save), False
-        else:
-            result, reviewed = review_services.page_save_reviewed(review=review.review_choice(), **save)
+        submitted = page_submit(review=None if review is None else review.review_choice(), **save)
     except services.EditConflict as conflict:
         return _conflict(request, page, conflict, form.cleaned_data["note"])
-    if result.revision is None and not result.published:
+    result, reviewed = submitted.result, submitted.reviewed
+    if submitted.request is not None:
+        messages.success(request, _("Sent for review: readers keep the published text until a reviewer approves it."))
+    elif result.revision is None and not result.published:
         messages.info(request, _("Nothing changed."))
     elif result.published:
         messages.success(request, _("Published."))
@@ -122,7 +132,7 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
         messages.success(request, _("Draft saved as revision %(number)s.") % {"number": result.revision.number})
     if reviewed:
         messages.success(request, _("Marked as reviewed."))
-    elif review is not None and review.cleaned_data["mark_reviewed"]:
+    elif review is not None and review.cleaned_data["mark_reviewed"] and submitted.request is None:
         messages.info(request, _("Not marked as reviewed: a page is marked reviewed when it is published."))
     return _after_save(result.page)
 
@@ -146,6 +156,8 @@ def _edit_page(
         "review": review or PageReviewForm(page=page),
         "latest": latest,
         "preview": preview,
+        "approval": approvals.latest_request(page),
+        "to_review": approvals.needs_approval(request.user, page.space, page),
     }
     return render(request, "handbook/page_edit.html", context, status=status)
 
@@ -197,7 +209,10 @@ def page_publish(request: HttpRequest, space_slug: str, page_slug: str) -> HttpR
     page = editable_page(request.user, space_slug, page_slug)
     number = request.POST.get("number", "")
     revision = get_object_or_404(page.revisions, number=int(number) if number.isdigit() else 0)
-    services.page_publish(page=page, revision=revision, author=request.user)
+    revision, approval = revision_submit(page=page, revision=revision, author=request.user)
+    if approval is not None:
+        messages.success(request, _("Revision %(number)s sent for review.") % {"number": revision.number})
+        return redirect("approval_detail", space_slug=page.space.slug, page_slug=page.slug)
     messages.success(request, _("Revision %(number)s published.") % {"number": revision.number})
     return redirect(page.get_absolute_url())
 
@@ -282,7 +297,14 @@ def revision_restore(request: HttpRequest, space_slug: str, page_slug: str, numb
     page = editable_page(request.user, space_slug, page_slug)
     revision = get_object_or_404(page.revisions.select_related("author"), number=number)
     if request.method == "POST":
-        restored = services.page_restore(page=page, revision=revision, author=request.user)
+        restored, approval = revision_submit(page=page, revision=revision, author=request.user, restore=True)
+        if approval is not None:
+            messages.success(
+                request,
+                _("Revision %(old)s restored as revision %(new)s and sent for review.")
+                % {"old": revision.number, "new": restored.number},
+            )
+            return redirect("approval_detail", space_slug=page.space.slug, page_slug=page.slug)
         messages.success(
             request,
             _("Revision %(old)s restored and published as revision %(new)s.")

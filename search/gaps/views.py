@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from handbook.approvals.selectors import waiting_for
 from handbook.review.selectors import pages_not_viewed, pages_to_review
 from search.gaps.rejected_pages import rejected_pages
 from search.gaps.searches import top_searches
@@ -31,5 +32,6 @@ def insights_view(request: HttpRequest) -> HttpResponse:
         "to_review": pages_to_review(request.user),
         "not_viewed": pages_not_viewed(request.user),
         "rejected_pages": rejected_pages(request.user),
+        "waiting": waiting_for(request.user),
     }
     return render(request, "search/insights.html", context)

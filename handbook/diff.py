@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -34,16 +35,14 @@ def diff_lines(old: str, new: str, *, context: int = 3) -> list[DiffLine]:
     return lines
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):
     """Part of a line; ``changed`` pieces are the words that differ from the other side."""
 
     text: str
     changed: bool = False
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
     """One side of a row: its line number (None where that side has no line) and its pieces."""
 
     number: int | None = None
@@ -51,11 +50,13 @@ class Cell:
     pieces: tuple[Piece, ...] = ()
 
 
-@dataclass(frozen=True)
-class Row:
+_EMPTY = Cell()
+
+
+class Row(NamedTuple):
     kind: str  # "ctx" | "change" | "gap"
-    old: Cell = field(default_factory=Cell)
-    new: Cell = field(default_factory=Cell)
+    old: Cell = _EMPTY
+    new: Cell = _EMPTY
     skipped: int = 0  # for a gap: how many unchanged lines it stands for
 
 
@@ -64,15 +65,25 @@ class SideBySide:
     rows: tuple[Row, ...]
     added: int
     removed: int
+    rows_left_out: int = 0  # rows past MAX_ROWS, not shown
 
     def __bool__(self) -> bool:
         return self.added > 0 or self.removed > 0
 
 
+# A page rewritten from end to end would render tens of thousands of rows: past this many the
+# diff says how many it leaves out, and the full texts are a click away.
+MAX_ROWS = 3000
 _WORDS = re.compile(r"\s+|\w+|[^\w\s]")
 # Two lines that share less than this are a line removed and another added, not one line edited:
 # marking words inside them would highlight nearly everything.
 _SAME_LINE = 0.4
+# Matching is quadratic in the worst case: words are marked only in lines up to this long (a page
+# may hold a single line of hundreds of kilobytes; it is then shown whole, as removed and added).
+_WORD_DIFF_MAX_CHARS = 2000
+# ... and in one diff only until this many characters were compared: past it, changed lines are
+# shown whole (a rewrite of a long page would otherwise cost seconds of CPU per view).
+_WORD_DIFF_BUDGET = 40_000
 
 
 def _word_pieces(old: str, new: str) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
@@ -91,15 +102,23 @@ def _whole(text: str) -> tuple[Piece, ...]:
     return (Piece(text),) if text else ()
 
 
-def _changed_rows(old: list[str], new: list[str], i: int, j: int) -> list[Row]:
+def _similar(left: str, right: str) -> bool:
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    # The cheap upper bounds first: most unrelated lines stop there.
+    return all(ratio() >= _SAME_LINE for ratio in (matcher.real_quick_ratio, matcher.quick_ratio, matcher.ratio))
+
+
+def _changed_rows(old: list[str], new: list[str], i: int, j: int, budget: list[int]) -> list[Row]:
     """A replaced block: lines side by side while both sides have one; words marked in lines
-    close enough to be one line edited."""
+    close enough to be one line edited, while ``budget`` (characters left to compare) lasts."""
     rows = []
     for k in range(max(len(old), len(new))):
         left = old[k] if k < len(old) else None
         right = new[k] if k < len(new) else None
         if left is not None and right is not None:
-            similar = difflib.SequenceMatcher(None, left, right, autojunk=False).ratio() >= _SAME_LINE
+            size = len(left) + len(right) + 50  # a comparison costs something however short the lines
+            similar = size <= min(_WORD_DIFF_MAX_CHARS, budget[0]) and _similar(left, right)
+            budget[0] -= size
             lp, rp = _word_pieces(left, right) if similar else ((Piece(left, True),), (Piece(right, True),))
             rows.append(Row("change", Cell(i + k + 1, "del", lp), Cell(j + k + 1, "add", rp)))
         elif left is not None:
@@ -114,7 +133,8 @@ def side_by_side(old: str, new: str, *, context: int = 3) -> SideBySide:
     a, b = old.splitlines(), new.splitlines()
     rows: list[Row] = []
     added = removed = 0
-    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    budget = [_WORD_DIFF_BUDGET]
+    opcodes = difflib.SequenceMatcher(None, a, b).get_opcodes()
     for index, (op, i1, i2, j1, j2) in enumerate(opcodes):
         if op == "equal":
             keep_head = context if index > 0 else 0
@@ -133,7 +153,7 @@ def side_by_side(old: str, new: str, *, context: int = 3) -> SideBySide:
             continue
         removed += i2 - i1
         added += j2 - j1
-        rows.extend(_changed_rows(a[i1:i2], b[j1:j2], i1, j1))
+        rows.extend(_changed_rows(a[i1:i2], b[j1:j2], i1, j1, budget))
     if not added and not removed:
         rows = []
-    return SideBySide(tuple(rows), added, removed)
+    return SideBySide(tuple(rows[:MAX_ROWS]), added, removed, max(0, len(rows) - MAX_ROWS))

@@ -163,3 +163,19 @@ def test_deleting_a_restricting_group_changes_no_ones_pages(seed, client, make_u
     root = make_user(f"root{seed}", superuser=True, staff=True)
     findings = group_deletion_findings(world, client, root)
     assert not findings, findings[:5]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", [11, 37])
+def test_comments_are_listed_exactly_on_the_pages_their_reader_may_read(seed, client, no_embeddings):
+    """Page, thread, Insights and selectors list exactly the comments of readable pages; every
+    comment address of any other page is a 404 that changes nothing (tests/security/matrix_comments.py)."""
+    from tests.security.matrix_comments import add_comments, comment_findings, expected_insights
+
+    world = build_world(seed, n_users=5, n_pages=8, n_queries=1)
+    add_comments(world)
+    leaks = [found for username in world.users for found in comment_findings(world, username, client)]
+    assert not leaks, leaks[:5]
+    # Not vacuous: someone reads a commented page and is refused another; some editor's Insights lists one.
+    assert any(world.expected_visible(n) and set(world.pages) - world.expected_visible(n) for n in world.users)
+    assert any(expected_insights(world, n) for n in world.users if not world.users[n].is_superuser)

@@ -71,7 +71,8 @@ def space_approval(request: HttpRequest, space_slug: str) -> HttpResponse:
     # author skip it.
     space = administered_space(request.user, space_slug)
     initial = {"requires_review": space.requires_review, "reviewer_group": space.reviewer_group_id}
-    form = SpaceApprovalForm(request.POST or None, initial=initial)
+    # Bound on any POST: unticking the box with no group posts nothing else.
+    form = SpaceApprovalForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
         services.space_set_approval(
             space=space,

@@ -25,7 +25,6 @@ MAX_KEY_POINTS = 5
 LONG_PAGE_WORDS = 150
 TITLE_BONUS = 0.3  # added to a term's weight when it appears in the title
 LEAD_BONUS = 0.2  # first sentence x1.2, second x1.1, third x1.07, ...
-UNPUNCTUATED_PENALTY = 0.7  # fragments, titles, "Follow these steps:"
 MAX_OVERLAP = 0.6  # Jaccard above which two sentences say the same thing
 # Key facts: a sentence stating a number (amount, limit, deadline) weighs this much more, and each
 # table whose cells hold numbers is kept as one digest ("Barème 2026: Norvège 70 €; Suisse 70 €…").
@@ -42,6 +41,7 @@ _CODE_CHARS = frozenset("{}[]()<>=;`$\\_|#~^@")
 # Command-line flags ("curl -X POST", "--force") betray a shell snippet.
 _CLI_FLAG_RE = re.compile(r"(?:^|\s)--?[A-Za-z]")
 _TERMINAL_RE = re.compile(r"[.!?…][\"'”’»)\]]*$")
+_QUESTION_RE = re.compile(r"[?？][\"'”’»)\]]*$")
 
 
 @dataclass
@@ -78,6 +78,29 @@ def _is_prose(sentence: str) -> bool:
         return False
     code = sum(c in _CODE_CHARS for c in visible) + 3 * len(_CLI_FLAG_RE.findall(sentence))
     return not (code >= 3 and code / len(visible) > 0.1)
+
+
+def is_whole_sentence(sentence: str) -> bool:
+    """A sentence as written, not a piece of one: it opens with a capital or a figure (after any
+    quote, bracket or emoji) and ends with . ! ? or …. List items that continue a sentence
+    ("si votre poste l'exige, …", "…au nom de l'organisation ;"), link labels, titles and paths
+    are pieces: quoted alone they read as a sentence cut in half."""
+    opening = next((c for c in sentence if c.isalnum()), "")
+    return bool(opening) and not opening.islower() and bool(_TERMINAL_RE.search(sentence.rstrip()))
+
+
+def is_question(sentence: str) -> bool:
+    """A question asks; it does not say what the page says (checklists, FAQ headings)."""
+    return bool(_QUESTION_RE.search(sentence.rstrip()))
+
+
+def _summarisable(prose: list[str]) -> list[str]:
+    """The sentences a summary may quote: whole ones that state something. A page's single short
+    line (a path, "Ask HR") is not summarised: the summary would only repeat it."""
+    stated = [s for s in prose if is_whole_sentence(s) and not is_question(s)]
+    if len(stated) == 1 and len(words(stated[0])) < MIN_WORDS:
+        return []
+    return stated
 
 
 def _target_count(n_candidates: int, page_words: int, max_sentences: int | None) -> int:
@@ -177,10 +200,15 @@ def summarise_extractive(
     units: sentences and list items, never code, commands, navigation or text
     glued across headings, items or cells; and a table holding numbers (rates,
     limits) is kept as a digest of its rows, added after the sentences.
+
+    Only whole sentences that state something are quoted (``_summarisable``): no
+    list-item pieces, titles or questions. A page with none (an index of links,
+    a checklist of questions, an empty page) gets an empty summary, which is
+    not shown.
     """
     if markdown is not None:
         prose, digests = _markdown_prose(markdown)
-        prose = list(dict.fromkeys(prose))
+        prose = _summarisable(list(dict.fromkeys(prose)))
         if not prose and not digests:
             return ExtractiveSummary(text="")
         if not prose:
@@ -188,7 +216,7 @@ def summarise_extractive(
         return _summarise(prose, plain_text, language, title, max_sentences, digests)
     prose = [s for s in (_trim_marker(s) for s in split_sentences(plain_text)) if _is_prose(s)]
     # Deduplicate repeated boilerplate ("See the FAQ.") while keeping order.
-    prose = list(dict.fromkeys(prose))
+    prose = _summarisable(list(dict.fromkeys(prose)))
     if not prose:
         return ExtractiveSummary(text="")
     return _summarise(prose, plain_text, language, title, max_sentences, None)
@@ -220,8 +248,6 @@ def _summarise(
         # one frequent term does not beat an informative 20-word one.
         density = weights / max(n_words, 8)
         density *= 1.0 + LEAD_BONUS / (1 + index)
-        if not _TERMINAL_RE.search(sentence):
-            density *= UNPUNCTUATED_PENALTY
         if digests is not None and _DIGIT_RE.search(sentence):
             density *= 1.0 + NUMBER_BONUS
         candidates.append(_Candidate(index, sentence, frozenset(terms), density))

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import posixpath
 import uuid
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote
 
 from django.db import transaction
 from django.utils.text import slugify
@@ -31,14 +29,14 @@ from handbook.attachments.services import (
 )
 from handbook.markdown_import.cleanup import clean_markdown
 from handbook.markdown_import.front_matter import read_front_matter
+from handbook.markdown_import.link_targets import LinkTargets
 from handbook.markdown_import.links import is_external, rewrite_targets
 from handbook.markdown_import.restrictions import RestrictionUnusable, restriction_apply, restriction_from
+from handbook.markdown_import.site_config import read_site_config
 from handbook.markdown_import.sources import (
     IGNORED_DIRS,
-    INDEX_NAMES,
     MARKDOWN_SUFFIXES,
     MAX_PAGE_BYTES,
-    PUBLIC_DIRS,
     ImportReport,
     Source,
     alias_keys,
@@ -50,11 +48,15 @@ from handbook.markdown_import.sources import (
     path_key,
 )
 from handbook.markdown_import.tree import OutsideTree, link_reason, open_in_tree, walk
+from handbook.markdown_import.tree_shape import left_out, parent_of, settle_languages, settle_titles
 from handbook.models import Page, Space
 from handbook.services import page_create, page_delete, page_save, page_set_parent, page_undelete
 
+# The note of every revision the import writes; templates/handbook/page.html says "Imported" for it.
+IMPORT_NOTE = "Imported"
 
-class MarkdownTreeImport:
+
+class MarkdownTreeImport(LinkTargets):
     def __init__(
         self,
         root: Path,
@@ -70,14 +72,9 @@ class MarkdownTreeImport:
         self.author = author
         self.progress = progress or (lambda _name: None)
         self.report = ImportReport()
+        self.init_link_targets()
         self.sources: dict[PurePosixPath, Source] = {}
         self.files: set[PurePosixPath] = set()  # every non-Markdown file of the tree
-        self.by_key: dict[str, PurePosixPath] = {}
-        self.by_permalink: dict[str, PurePosixPath] = {}
-        self.by_suffix: dict[str, PurePosixPath | None] = {}
-        # A file's path less its top folder: where generators that build from "pages/" or "src/" serve it.
-        self.by_root_suffix: dict[str, PurePosixPath | None] = {}
-        self.by_alias: dict[str, PurePosixPath] = {}  # redirect_from addresses; the first page by path wins
         self.links: list[PurePosixPath] = []  # symbolic links met by the scan: reported, never followed
         # Files not imported because their restriction cannot be applied: their pages are left as they are.
         self.held: set[PurePosixPath] = set()
@@ -136,10 +133,12 @@ class MarkdownTreeImport:
         if not title:
             title = humanize(rel.parent.name if is_index(rel) and rel.parent.name else rel.stem) or rel.stem
         permalink = meta.get("permalink")
+        language, language_sure = page_language(meta, body)
         return Source(
             rel=rel,
             title=title[:300],
-            language=page_language(meta, body),
+            language=language,
+            language_sure=language_sure,
             body=body,
             ref=page_ref(self.space, rel),
             permalink=path_key(permalink) if isinstance(permalink, str) else None,
@@ -147,78 +146,7 @@ class MarkdownTreeImport:
             restricted_to=restricted_to,
         )
 
-    def index_sources(self) -> None:
-        suffix_hits: dict[str, set[PurePosixPath]] = {}
-        root_hits: dict[str, set[PurePosixPath]] = {}
-        for rel in sorted(self.sources):
-            source = self.sources[rel]
-            key = path_key(rel.as_posix())
-            self.by_key[key] = rel
-            if source.permalink is not None:
-                self.by_permalink[source.permalink] = rel
-            for alias in source.aliases:
-                self.by_alias.setdefault(alias, rel)
-            parts = key.split("/") if key else []
-            for i in range(1, len(parts)):
-                suffix_hits.setdefault("/".join(parts[i:]), set()).add(rel)
-            if len(parts) > 1:
-                root_hits.setdefault("/".join(parts[1:]), set()).add(rel)
-        for key, rels in suffix_hits.items():
-            self.by_suffix[key] = next(iter(rels)) if len(rels) == 1 else None
-        for key, rels in root_hits.items():
-            self.by_root_suffix[key] = next(iter(rels)) if len(rels) == 1 else None
-
-    # --- links ---------------------------------------------------------------------
-
-    def _find_file(self, candidate: str) -> tuple[str, PurePosixPath] | None:
-        candidate = posixpath.normpath(candidate).lstrip("/")
-        if candidate.startswith("..") or candidate == ".":
-            candidate = "" if candidate == "." else candidate
-            if candidate.startswith(".."):
-                return None
-        rel = PurePosixPath(candidate) if candidate else None
-        if rel is not None and rel in self.sources:
-            return "page", rel
-        if rel is not None and rel in self.files:
-            return "file", rel
-        key = path_key(candidate)
-        if key in self.by_key:
-            return "page", self.by_key[key]
-        return None
-
-    def resolve(self, target: str, source: Source) -> tuple[str, PurePosixPath] | None:
-        path = unquote(target.split("#", 1)[0].split("?", 1)[0]).strip()
-        if path.startswith("/"):
-            key = path_key(path)
-            if key in self.by_permalink:
-                return "page", self.by_permalink[key]
-            for public in PUBLIC_DIRS:
-                found = self._find_file(posixpath.join(public, path.lstrip("/")))
-                if found:
-                    return found
-            # A page's own address beats another page's redirect_from; a guessed tail comes last.
-            rel = self.by_root_suffix.get(key) or self.by_alias.get(key) or self.by_suffix.get(key)
-            return ("page", rel) if rel else None
-        base = source.rel.parent.as_posix()
-        found = self._find_file(posixpath.join(base, path))
-        if found:
-            return found
-        # Generators publish "a/b.md" at "a/b/": a link relative to that address.
-        url_base = path_key(source.rel.as_posix())
-        if not is_index(source.rel):
-            key = path_key(posixpath.normpath(posixpath.join(url_base, path)))
-            if key in self.by_permalink:
-                return "page", self.by_permalink[key]
-            if key in self.by_key:
-                return "page", self.by_key[key]
-        key = path_key(posixpath.normpath(posixpath.join(url_base if not is_index(source.rel) else base, path)))
-        if key in self.by_permalink:
-            return "page", self.by_permalink[key]
-        if key in self.by_alias:
-            return "page", self.by_alias[key]
-        if path and not path.startswith("."):  # "team/finance/" written against the site root
-            return self.resolve("/" + path, source)
-        return None
+    # --- links: finding the file a link points at is LinkTargets' (link_targets.py) ----------
 
     def rewrite(self, source: Source, attachments: dict[PurePosixPath, tuple[uuid.UUID, str]]) -> str:
         """The body with page links pointing at the imported pages and files at the page's attachments."""
@@ -292,6 +220,7 @@ class MarkdownTreeImport:
                     ref=source.ref,
                     restricted_to=source.restricted_to or [],  # set before the text is published
                 )
+                page.revisions.update(note=IMPORT_NOTE)  # its one revision: page_create takes no note
                 source.page = page
                 self.report.created.append(str(source.rel))
             else:
@@ -303,7 +232,7 @@ class MarkdownTreeImport:
                     Page.objects.filter(pk=page.pk).update(language=source.language)
                 # Before the new text is published: a page being restricted never shows it unrestricted.
                 restriction_changed = restriction_apply(page, source.restricted_to)
-                result = page_save(page=page, title=source.title, body=body, author=self.author, note="Imported")
+                result = page_save(page=page, title=source.title, body=body, author=self.author, note=IMPORT_NOTE)
                 source.page = result.page
                 changed = result.revision is not None or was_archived or restriction_changed
                 (self.report.updated if changed else self.report.unchanged).append(str(source.rel))
@@ -328,17 +257,16 @@ class MarkdownTreeImport:
         self.report.page_ids.append(source.page.pk)
 
     def _parent_of(self, rel: PurePosixPath) -> PurePosixPath | None:
-        folder = rel.parent.parent if is_index(rel) else rel.parent
-        if is_index(rel) and rel.parent == PurePosixPath("."):
-            return None
-        while True:
-            for name in INDEX_NAMES:
-                candidate = folder / name
-                if (candidate in self.sources or candidate in self.held) and candidate != rel:
-                    return candidate
-            if folder == PurePosixPath(".") or folder == PurePosixPath(""):
-                return None
-            folder = folder.parent
+        return parent_of(rel, self.sources.keys() | self.held)
+
+    def shape(self) -> None:
+        """Leave out the files that make no page, then settle languages and titles (``tree_shape.py``)."""
+        for rel, reason in left_out(self.sources):
+            del self.sources[rel]
+            self.report.skipped.append((str(rel), reason))
+        config = read_site_config(self.root)
+        settle_languages(self.sources, config)
+        settle_titles(self.sources, self.sources.keys() | self.held, config, self.space.title)
 
     def run(self) -> ImportReport:
         scanned = self.scan()
@@ -347,6 +275,7 @@ class MarkdownTreeImport:
             source = self.read(rel)
             if source is not None:
                 self.sources[rel] = source
+        self.shape()
         self.index_sources()
         prefix = f"md:{self.space.slug}:"
         existing = {p.ref: p for p in Page.objects.filter(space=self.space, ref__startswith=prefix)}
@@ -361,7 +290,8 @@ class MarkdownTreeImport:
                 s.slug = s.page.slug  # type: ignore[union-attr]
             for source in self.sources.values():
                 self.report.broken_links = [b for b in self.report.broken_links if b[0] != str(source.rel)]
-                page_save(page=source.page, title=source.title, body=self.rewrite(source, {}), author=self.author)
+                body = self.rewrite(source, {})
+                page_save(page=source.page, title=source.title, body=body, author=self.author, note=IMPORT_NOTE)
         for source in self.sources.values():
             parent_rel = self._parent_of(source.rel)
             # A parent file not imported this time (held): its page from an earlier import, if any.

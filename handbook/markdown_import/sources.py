@@ -53,6 +53,7 @@ class Source:
     language: str
     body: str  # cleaned, links not yet rewritten
     ref: str
+    language_sure: bool = True  # False: not stated and too short to tell (tree_shape.settle_languages)
     permalink: str | None = None  # the front matter's address, as a key (see path_key)
     aliases: tuple[str, ...] = ()  # its redirect_from addresses, as keys: old addresses that lead here
     restricted_to: list[Any] | None = None  # groups (restrictions.py); None: the file does not say
@@ -112,15 +113,17 @@ def first_heading(body: str) -> str:
     if not found:
         return ""
     text = min(found)[1]
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
+    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)  # images (badges: "[![CI](ci.svg)](ci)") are no title words
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
     return re.sub(r"[*_`]+", "", text).strip()
 
 
-def page_language(meta: dict[str, Any], body: str) -> str:
+def page_language(meta: dict[str, Any], body: str) -> tuple[str, bool]:
+    """(language, sure): the one the front matter states, else the one the text shows; not sure when
+    the text is too short to tell (no default stands in: the detector answers "" then)."""
     for name in ("lang", "language", "locale"):
         value = str(meta.get(name) or "").strip().lower()[:2]
         if value in KNOWN_LANGUAGES:
-            return value
-    return detect_language(
-        markdown_to_text(body)[:5000] or body[:5000], default=languages.DEFAULT.code, choices=sorted(KNOWN_LANGUAGES)
-    )
+            return value, True
+    found = detect_language(markdown_to_text(body)[:5000] or body[:5000], default="", choices=sorted(KNOWN_LANGUAGES))
+    return (found, True) if found else (languages.DEFAULT.code, False)

@@ -85,7 +85,7 @@ def test_a_file_swapped_for_a_link_after_the_scan_is_not_read(tmp_path, settings
 def test_the_root_itself_may_be_a_link(tmp_path, settings, no_embeddings):
     settings.MEDIA_ROOT = tmp_path / "media"
     real = tmp_path / "real"
-    write_tree(real, {"index.md": "# Home\n"})
+    write_tree(real, {"index.md": "# Home\n\nWelcome.\n"})  # text: an index of a title alone makes no page
     (tmp_path / "current").symlink_to(real, target_is_directory=True)
     out = StringIO()
     call_command("import_markdown", str(tmp_path / "current"), "--space", "docs", stdout=out)

@@ -244,7 +244,7 @@ def test_a_restriction_the_import_cannot_apply_keeps_the_page_out(admin_client, 
     that mentions the key: the page is not imported (not even as a draft, which every editor of the
     space reads), and the report says why."""
     files = {
-        "README.md": "# Home\n",
+        "README.md": "# Home\n\nThe handbook.\n",  # text: a folder page of a title alone makes no page
         "typo.md": "---\nrestricted_to: [payrol]\n---\n\n# Typo\n\nsalarycanary\n",
         "mapping.md": "---\nrestricted_to: {payroll: yes}\n---\n\n# Mapping\n\nsalarycanary\n",
         "blank.md": "---\nrestricted_to:\n---\n\n# Blank\n\nsalarycanary\n",

@@ -156,3 +156,20 @@ def test_resolved_comments_fold_under_a_count(client, handbook):
     html = client.get(url(handbook.remote)).content.decode()
     assert "1 resolved comment" in html and html.index("New remark") < html.index("Old remark")
     assert "Resolve</button>" not in html and "Reopen</button>" not in html  # a reader has no buttons
+
+
+def test_the_thread_and_presence_speak_french(client, handbook, make_user):
+    first = comment_create(page=handbook.remote, author=handbook.reader, body="Vieux", anchor="equipment")
+    comment_create(page=handbook.remote, author=handbook.reader, body="Nouveau", anchor="equipment")
+    comment_resolve(comment=first, user=handbook.editor)
+    client.force_login(handbook.editor)
+    html = client.get(url(handbook.remote), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    for text in ("Commentaires", "Publier le commentaire", "Résoudre", "1 commentaire résolu", "Rouvrir"):
+        assert text in html, text
+    assert 'sur <a href="#equipment">Equipment</a>' in html and "résolu par editor" in html
+    second = make_user("second", "staff", "hr-editors")
+    client.force_login(second)
+    client.post(url(handbook.remote, "editing-now/"))
+    client.force_login(handbook.editor)
+    shown = client.post(url(handbook.remote, "editing-now/"), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "second modifie aussi cette page." in shown

@@ -179,3 +179,18 @@ def test_comments_are_listed_exactly_on_the_pages_their_reader_may_read(seed, cl
     # Not vacuous: someone reads a commented page and is refused another; some editor's Insights lists one.
     assert any(world.expected_visible(n) and set(world.pages) - world.expected_visible(n) for n in world.users)
     assert any(expected_insights(world, n) for n in world.users if not world.users[n].is_superuser)
+
+
+@pytest.mark.django_db
+def test_no_read_path_serves_a_revision_waiting_for_approval(client, no_embeddings):
+    """Pages never published whose text waits for approval, and published pages whose newer text
+    waits: no read path gives anyone a pending text (editors see it in the editing views only)."""
+    from tests.security.matrix_approvals import add_pending_approvals, pending_leaks
+
+    world = build_world(23, n_users=5, n_pages=6, n_queries=2)
+    pseudo = add_pending_approvals(world)
+    leaks = pending_leaks(world, pseudo, client)
+    assert not leaks, leaks[:5]
+    # Not vacuous: someone reads a page whose newer text waits, and someone edits one.
+    assert any(pseudo[p] in world.expected_visible(name) for p in pseudo for name in world.users)
+    assert any(p in world.expected_editable(name) for p in pseudo for name in world.users)

@@ -38,7 +38,9 @@ def page_tree(*, space: Space, user: Any) -> list[TreeNode]:
     the user cannot open, not even as an empty branch.
     """
     pages = list(
-        Page.objects.visible_to(user).filter(space=space).only("id", "title", "slug", "language", "parent_id", "space")
+        Page.objects.visible_to(user)
+        .filter(space=space)
+        .only("id", "title", "slug", "language", "parent_id", "space", "is_template")
     )
     nodes = {p.pk: TreeNode(p) for p in pages}
     roots: list[TreeNode] = []

@@ -40,8 +40,8 @@ def summary_for_page(*, page: Page, user: Any) -> PageSummary:
     No older summary is ever returned: until the published revision's summary is
     ready the page says it is being updated (``updating``) instead.
     """
-    if not Page.objects.visible_to(user).filter(pk=page.pk).exists():
-        return PageSummary(None, False)
+    if page.is_template or not Page.objects.visible_to(user).filter(pk=page.pk).exists():
+        return PageSummary(None, False)  # a template is a starting text: nothing to summarise
     revision = page.published_revision
     if revision is None:
         return PageSummary(None, False)
@@ -73,7 +73,7 @@ class _Sha256Hex(Func):
 
 
 def pages_without_current_summary(pages: QuerySet[Page]) -> list[int]:
-    """Ids of published pages with no ready summary for their published text.
+    """Ids of published pages (templates aside) with no ready summary for their published text.
 
     One statement (``load_corpus --wait`` asks this of thousands of pages twice a second). A ready
     summary stored for the published revision is current; for the others Postgres hashes the
@@ -90,4 +90,10 @@ def pages_without_current_summary(pages: QuerySet[Page]) -> list[int]:
         default=Exists(ready.filter(source_hash=_Sha256Hex(published_text))),
         output_field=BooleanField(),
     )
-    return list(pages.published().annotate(current=current).filter(current=False).values_list("id", flat=True))
+    return list(
+        pages.published()
+        .filter(is_template=False)
+        .annotate(current=current)
+        .filter(current=False)
+        .values_list("id", flat=True)
+    )

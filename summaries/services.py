@@ -28,7 +28,7 @@ def summary_generate(
     task can retry with backoff before falling back.
     """
     page = Page.objects.filter(pk=page_id).select_related("published_revision").first()
-    if page is None or not page.is_published or page.deleted_at is not None:
+    if page is None or not page.is_published or page.deleted_at is not None or page.is_template:
         return None
     if revision_id is not None and page.published_revision_id != revision_id:
         return None  # a newer revision was published; its own task will summarise it

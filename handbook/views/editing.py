@@ -25,6 +25,7 @@ from handbook.diff import side_by_side
 from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
 from handbook.markdown import render_markdown
 from handbook.models import Page, Revision
+from handbook.page_templates import StartFromTemplateForm, TemplateFlagForm, page_set_template
 from handbook.review.forms import PageReviewForm
 from handbook.views.lookups import editable_page, editable_space
 
@@ -50,7 +51,12 @@ def _after_save(page: Page) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
     space = editable_space(request.user, space_slug)
-    form = PageCreateForm(request.POST or None, space=space, user=request.user)
+    # "Start from template" is a GET form: the chosen template's text fills the new page's.
+    start = StartFromTemplateForm(request.GET or None, space=space, user=request.user)
+    template = start.cleaned_data["template"] if request.method == "GET" and start.is_valid() else None
+    initial = {"body": template.body, "language": template.language} if template is not None else {}
+    form = PageCreateForm(request.POST or None, space=space, user=request.user, initial=initial)
+    flag = TemplateFlagForm(request.POST or None)
     preview = None
     if request.method == "POST" and form.is_valid():
         action = request.POST.get("action", "draft")
@@ -67,6 +73,8 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
             )
             if form.cleaned_data["parent"] is not None:
                 services.page_set_parent(page=page, parent=form.cleaned_data["parent"])
+            if flag.is_valid() and flag.cleaned_data["is_template"]:
+                page_set_template(page=page, is_template=True)
             if approval is not None:
                 messages.success(request, _("Sent for review: readers will see the page once a reviewer approves it."))
             else:
@@ -77,6 +85,8 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
         "form": form,
         "preview": preview,
         "to_review": approvals.needs_approval(request.user, space),
+        "start": start,
+        "flag": flag,
     }
     return render(request, "handbook/page_create.html", context)
 
@@ -104,6 +114,9 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
     if not form.is_valid() or (review is not None and not review.is_valid()):
         return _edit_page(request, page, form, latest, review, status=400)
     action = request.POST.get("action", "draft")
+    # The template box is a page setting, kept on any save; a form without it (the conflict page) leaves it.
+    if action in ("draft", "publish") and "tpl-shown" in request.POST:
+        page_set_template(page=page, is_template=bool(request.POST.get("tpl-is_template")))
     if action == "preview":
         return _edit_page(request, page, form, latest, review, preview=_rendered(form.cleaned_data["body"]))
     if action == "upload":  # the file field without JavaScript: nothing is saved, the links join the text
@@ -157,6 +170,7 @@ def _edit_page(
         "latest": latest,
         "preview": preview,
         "approval": approvals.latest_request(page),
+        "flag": TemplateFlagForm(initial={"is_template": page.is_template}),
         "to_review": approvals.needs_approval(request.user, page.space, page),
     }
     return render(request, "handbook/page_edit.html", context, status=status)

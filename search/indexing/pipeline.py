@@ -77,6 +77,8 @@ def _replace_chunks(page: Page, revision_id: int, model_name: str) -> tuple[int,
         locked = Page.objects.select_for_update().filter(pk=page.pk).first()
         if locked is None or locked.published_revision_id != revision_id or not locked.is_published:
             return None
+        if locked.is_template:  # marked a template since the task was queued: its own task removes it
+            return None
         page = locked
         drafts = chunk_markdown(page.body)
         existing: dict[str, list[Chunk]] = {}
@@ -212,7 +214,7 @@ def _index_words(page_id: int, revision_id: int | None, model_name: str) -> Rein
     page = Page.objects.filter(pk=page_id).select_related("space").first()
     if page is None:
         return ReindexResult("missing")
-    if not page.is_published or page.deleted_at is not None:
+    if not page.is_published or page.deleted_at is not None or page.is_template:  # templates are never found
         page_unindex(page=page)
         return ReindexResult("removed")
     if revision_id is None:
@@ -308,13 +310,13 @@ def page_unindex(*, page: Page) -> None:
 
 
 def pages_needing_index(model_name: str | None = None):  # type: ignore[no-untyped-def]
-    """Published pages whose index is missing, stale, failed, pending or of another model."""
+    """Published pages (templates aside) whose index is missing, stale, failed, pending or of another model."""
     from django.db.models import F, Q
 
     if model_name is None:
         embedder = get_embedder()
         model_name = embedder.model_name if embedder else ""
-    published = Page.objects.published()
+    published = Page.objects.published().filter(is_template=False)
     healthy = (
         Q(index_state__status=IndexState.Status.INDEXED)
         & Q(index_state__revision_id=F("published_revision_id"))

@@ -27,7 +27,7 @@ def test_two_editors_see_each_other_in_the_editor(watched, browser, live_server,
     first = watched.page
     log_in(first, live_server.url, "alice", "pw-alice")
     first.goto(edit_url)
-    expect(first.locator("#presence")).to_be_empty()  # alone: nothing said
+    expect(first.locator("#presence")).to_have_text("")  # alone: nothing said
     with first.expect_response(lambda r: r.url.endswith("/editing-now/")):
         first.reload()  # recorded once the poll has answered
 

@@ -199,3 +199,15 @@ def test_the_digest_tells_reviewers_what_waits_for_them(review):
     (message,) = mail.outbox
     assert message.to == ["rita@example.com"] and "waiting for your review" in message.subject
     assert "/spaces/hr/remote-work/approval/" in message.body and "from ruth" in message.body
+
+
+def test_review_in_french(client, review):
+    client.force_login(review.editor)
+    _edit(client, review.remote, "# Remote work\n\nQuatre jours.\n")
+    client.cookies["django_language"] = "fr"
+    editor = client.get("/spaces/hr/remote-work/edit/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "En attente de relecture" in editor and "Envoyer en relecture" in editor
+    client.force_login(review.ruth)
+    client.cookies["django_language"] = "fr"
+    assert "En attente de votre relecture" in client.get("/insights/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Approuver et publier" in client.get("/spaces/hr/remote-work/approval/").content.decode()

@@ -63,6 +63,7 @@ def provider(live_server, tmp_path, settings) -> Iterator[Provider]:  # type: ig
             "--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET,
             "--redirect-uri", f"{live_server.url}/oidc/callback/",
             "--user", "carol:carol-pass:idp-staff,idp-board",
+            "--user", "admin:admin-idp-pass:idp-staff",
         ],
         cwd=ROOT,
         stdout=log,
@@ -202,3 +203,41 @@ def test_the_provider_s_username_never_opens_a_local_account_of_that_name(sso_pa
     assert not local.sso_identities.exists()
     page.goto(f"{base}/accounts/profile/")
     assert "carol-2" in page.locator("main").inner_text()
+
+
+def _provider_sign_in(page: Any, base: str, username: str, password: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_role("link", name="Sign in with Test IdP").click()
+    page.get_by_label("Provider username").fill(username)
+    page.get_by_label("Provider password").fill(password)
+    page.get_by_role("button", name="Sign in at the provider").click()
+    page.wait_for_url(f"{base}/")
+
+
+def test_a_provider_admin_is_not_the_local_superuser_until_an_admin_links_them(
+    sso_page, live_server, provider, content
+):  # type: ignore[no-untyped-def]
+    """The provider's "admin" gets an ordinary account of its own; after ``link_sso`` (the explicit
+    step) the same provider account opens the local superuser."""
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    local = User.objects.create_superuser(username="admin", password="local-admin-password-1", email="a@example.com")
+    page, base = sso_page.page, live_server.url
+    _provider_sign_in(page, base, "admin", "admin-idp-pass")
+    theirs = User.objects.get(sso_identities__issuer=provider.issuer)
+    assert theirs.pk != local.pk and theirs.username == "admin-2"
+    assert not theirs.is_superuser and not theirs.is_staff
+    assert not local.sso_identities.exists()
+    page.goto(f"{base}/admin/")
+    assert "/admin/login/" in page.url  # the new account reaches no admin page
+
+    subject = theirs.sso_identities.get().subject
+    call_command("link_sso", "admin-2", issuer=provider.issuer, subject=subject, unlink=True)
+    call_command("link_sso", "admin", issuer=provider.issuer, subject=subject)
+    page.context.clear_cookies()
+    _provider_sign_in(page, base, "admin", "admin-idp-pass")
+    page.goto(f"{base}/admin/")
+    assert "/admin/login/" not in page.url  # the linked provider account is the local superuser now
+    assert local.sso_identities.get().subject == subject
+    assert User.objects.filter(username__startswith="admin").count() == 2  # no third account was made

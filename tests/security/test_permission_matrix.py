@@ -194,3 +194,19 @@ def test_no_read_path_serves_a_revision_waiting_for_approval(client, no_embeddin
     # Not vacuous: someone reads a page whose newer text waits, and someone edits one.
     assert any(pseudo[p] in world.expected_visible(name) for p in pseudo for name in world.users)
     assert any(p in world.expected_editable(name) for p in pseudo for name in world.users)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_restriction_change_or_a_move_holds_at_once_on_every_read_path(seed):
+    """Pages are restricted, opened and moved after every reader has searched: the next read of each
+    follows the new facts, with no sweep or rebuild in between."""
+    import random
+
+    from tests.security.matrix_restrictions import any_restricted, leaks_after_changes
+
+    world = build_world(seed, n_users=5, n_pages=10, n_queries=3)
+    assert any_restricted(world)
+    changes, leaks = leaks_after_changes(world, random.Random(seed))
+    assert len(changes) >= 4, changes
+    assert not leaks, (changes, leaks[:5])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from ninja import Schema
 from pydantic import ConfigDict
 
@@ -20,6 +22,7 @@ class SearchHit(CliShape):
     space: str
     language: str
     snippet: str
+    url: str  # the page's path on this site with the passage's anchor ("/spaces/hr/remote-work/#equipment")
 
 
 class SearchOut(CliShape):
@@ -39,6 +42,7 @@ class AskCitation(CliShape):
     language: str
     quote: str
     outdated: bool
+    url: str  # as in search results
 
 
 class AskOut(CliShape):
@@ -56,6 +60,15 @@ class PageOut(Schema):
     revision: int
     html: str
     summary: str | None
+    url: str
+
+
+class PageListItem(Schema):
+    ref: str
+    title: str
+    language: str
+    updated: datetime
+    url: str
 
 
 class SpaceOut(Schema):

@@ -12,15 +12,19 @@ from typing import Any, Literal
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.urls import reverse
 from ninja import NinjaAPI, Query
 from ninja.errors import HttpError, ValidationError
 
 from api.auth import SessionOnly, TokenAuth, allow_call, calling_token
-from api.schemas import AskIn, AskOut, ErrorOut, PageOut, SearchOut, SpaceOut
+from api.schemas import AskIn, AskOut, ErrorOut, PageListItem, PageOut, SearchOut, SpaceOut
 from core.ratelimit import allow, parse_rate
 
 MAX_OFFSET = 1000
+# Listing a space costs the same at any offset (no ranking); the bound only keeps the number one
+# Postgres takes (a bigint) and far above any space's page count.
+MAX_LIST_OFFSET = 1_000_000
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut}
 
 api = NinjaAPI(
@@ -68,9 +72,19 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     return api.create_response(request, {"detail": "Invalid request.", "errors": errors}, status=400)
 
 
+NOT_FOUND = {"detail": "Not found."}
+
+
 @api.exception_handler(Http404)
 def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
-    return api.create_response(request, {"detail": "Not found."}, status=404)
+    return api.create_response(request, NOT_FOUND, status=404)
+
+
+def unknown_path(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any /api/v1/ path the API does not have, any method: the API's JSON 404, not the site's HTML page
+    (a client parsing JSON would choke on it). Asks nothing of the caller: it reveals no more than the
+    public OpenAPI schema does."""
+    return JsonResponse(NOT_FOUND, status=404)
 
 
 def _as_is(request: HttpRequest, data: dict[str, Any]) -> HttpResponse:
@@ -185,6 +199,7 @@ def page_json(page: Any, user: Any) -> dict[str, Any]:
         "revision": page.published_revision.number,
         "html": render_markdown(page.body),
         "summary": summary.text if summary else None,
+        "url": page.get_absolute_url(),
     }
 
 
@@ -211,13 +226,51 @@ def page_by_slug(request: HttpRequest, space: str, slug: str) -> Any:
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
     page = (
         Page.objects.visible_to(request.user)
-        .select_related("published_revision")
+        .select_related("published_revision", "space")
         .filter(space__slug=space, slug=slug)
         .first()
     )
     if page is None:
         raise Http404
     return page_json(page, request.user)
+
+
+@api.get("/spaces/{space}/pages", response={200: list[PageListItem], **ERRORS}, summary="List a space's pages")
+def space_pages(
+    request: HttpRequest,
+    space: str,
+    limit: int = Query(50, ge=1, le=100),
+    offset: int = Query(0, ge=0, le=MAX_LIST_OFFSET),
+) -> Any:
+    """The pages of the space the caller may read, by title: ref, title, language, last update and
+    address. 404 for a space that does not exist and one the caller may not read alike. Paging:
+    `offset`; `X-Total-Count` gives the number of pages the caller may read there and
+    `Link: <…>; rel="next"` the next window."""
+    from handbook.models import Page, Space
+
+    _check_rate(request, "calls", settings.API_RATE_LIMIT)
+    if not Space.objects.visible_to(request.user).filter(slug=space).exists():
+        raise Http404
+    # The permission filter is the SQL's (visible_to), before the count and the window.
+    readable = Page.objects.visible_to(request.user).filter(space__slug=space)
+    total = readable.count()
+    rows = readable.order_by("title", "pk").values("ref", "title", "language", "updated_at", "slug")
+    pages = [
+        {
+            "ref": row["ref"],
+            "title": row["title"],
+            "language": row["language"],
+            "updated": row["updated_at"],
+            "url": reverse("page_detail", kwargs={"space_slug": space, "page_slug": row["slug"]}),
+        }
+        for row in rows[offset : offset + limit]
+    ]
+    response = api.create_response(request, pages, status=200)
+    response["X-Total-Count"] = str(total)
+    if offset + limit < total:
+        params = urlencode({"limit": limit, "offset": offset + limit})
+        response["Link"] = f'<{request.path}?{params}>; rel="next"'
+    return response
 
 
 @api.get("/spaces", response={200: list[SpaceOut], **ERRORS}, summary="Spaces the caller may read")

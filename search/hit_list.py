@@ -1,4 +1,4 @@
-"""Hits as plain records (ref, title, anchor, score, space, language, snippet): what the
+"""Hits as plain records (ref, title, anchor, score, space, language, snippet, url): what the
 ``search`` command prints and the REST API and MCP tools answer with."""
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ class Hit:
     space: str
     language: str
     snippet: str
+    url: str = ""  # the page's address on the site, with the passage's anchor
 
     def as_json(self, *, full: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -38,7 +39,7 @@ class Hit:
             "score": round(self.score, 6),
         }
         if full:
-            out.update(space=self.space, language=self.language, snippet=self.snippet)
+            out.update(space=self.space, language=self.language, snippet=self.snippet, url=self.url)
         return out
 
 
@@ -63,7 +64,9 @@ def run_search(
     retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
     window = retrieval.pages[offset : offset + limit]
     # Visible pages only, again: a page unpublished since the retrieval query is dropped, never shown.
-    pages = resolve.readable_pages(user, [h.page_id for h in window], "id", "ref", "title", "language", "space__slug")
+    pages = resolve.readable_pages(
+        user, [h.page_id for h in window], "id", "ref", "title", "language", "slug", "space__slug"
+    )
     fields = ["id", "anchor", "text"] if snippets else ["id", "anchor"]
     chunks = resolve.chunks([h.best.chunk_id for h in window], *fields)
     words = retrieval.query.positive_words
@@ -73,15 +76,17 @@ def run_search(
         if page is None:
             continue
         chunk = chunks.get(page_hit.best.chunk_id)
+        anchor = chunk.anchor if chunk else ""
         hits.append(
             Hit(
                 ref=page.ref,
                 title=page.title,
-                anchor=chunk.anchor if chunk else "",
+                anchor=anchor,
                 score=page_hit.score,
                 space=page.space.slug,
                 language=page.language,
                 snippet=_plain(highlight(chunk.text, words)) if (snippets and chunk) else "",
+                url=page.get_absolute_url() + (f"#{anchor}" if anchor else ""),
             )
         )
     return retrieval, hits

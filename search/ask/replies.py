@@ -55,6 +55,7 @@ class Answer:
                     "language": c.language,
                     "quote": c.quote,
                     "outdated": c.outdated,
+                    "url": c.url,  # the page's address on the site, with the passage's anchor
                 }
                 for c in self.citations
             ],

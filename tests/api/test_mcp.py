@@ -40,7 +40,13 @@ def test_tools_and_resources_act_as_the_token_owner(live_server, handbook, make_
         page = await client.read_resource(f"handbook://pages/{handbook.remote.ref}")
         hidden = await _read_error(client, f"handbook://pages/{handbook.salary.ref}")
         missing = await _read_error(client, "handbook://pages/page:doesnotexist")
+        read = await client.call_tool("read_page", {"ref": handbook.remote.ref})
+        read_hidden = await client.call_tool("read_page", {"ref": handbook.salary.ref})
+        read_missing = await client.call_tool("read_page", {"ref": "page:doesnotexist"})
         return {
+            "read": read,
+            "read_hidden": read_hidden,
+            "read_missing": read_missing,
             "tools": {t.name for t in tools.tools},
             "found": found,
             "answer": answer,
@@ -51,7 +57,7 @@ def test_tools_and_resources_act_as_the_token_owner(live_server, handbook, make_
         }
 
     out = _session(live_server.url, make_token(handbook.reader, scope="ask"), steps)
-    assert {"search", "ask"} <= out["tools"]
+    assert {"search", "ask", "read_page"} <= out["tools"]
     assert not out["found"].is_error
     assert out["found"].structured_content == _cli_search("salary grid", "reader")
     assert handbook.salary.ref not in json.dumps(out["found"].structured_content)
@@ -59,6 +65,14 @@ def test_tools_and_resources_act_as_the_token_owner(live_server, handbook, make_
     assert {p["ref"] for p in out["listing"]} == {handbook.remote.ref, handbook.vpn.ref}
     assert out["page"]["ref"] == handbook.remote.ref and out["page"]["title"] == "Remote work"
     assert out["hidden"] and out["hidden"] == out["missing"].replace("page:doesnotexist", handbook.salary.ref)
+    # read_page: the resource's page, and its "No page" for a hidden page and a missing one alike.
+    assert not out["read"].is_error and out["read"].structured_content == out["page"]
+    assert out["read"].structured_content["url"] == handbook.remote.get_absolute_url()
+    hidden_text, missing_text = out["read_hidden"].content[0].text, out["read_missing"].content[0].text
+    assert out["read_hidden"].is_error and out["read_missing"].is_error and "No page" in hidden_text
+    assert hidden_text == missing_text.replace("page:doesnotexist", handbook.salary.ref)
+    assert "Remote work" not in hidden_text and "Salary" not in hidden_text
+    assert all(h["url"].startswith("/spaces/") for h in out["found"].structured_content["results"])
 
 
 async def _read_error(client: Client, uri: str) -> str:

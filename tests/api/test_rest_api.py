@@ -125,7 +125,8 @@ def test_page_read_and_404_never_403(handbook, make_token):
     client = Client()
     payroll, reader = bearer(make_token(handbook.payroll)), bearer(make_token(handbook.reader))
     page = client.get(f"/api/v1/pages/{handbook.salary.ref}", **payroll).json()
-    assert set(page) == {"ref", "title", "language", "revision", "html", "summary"}
+    assert set(page) == {"ref", "title", "language", "revision", "html", "summary", "url"}
+    assert page["url"] == handbook.salary.get_absolute_url()
     assert page["title"] == "Salary bands" and page["revision"] == 1 and "<h1" in page["html"]
     hidden = client.get(f"/api/v1/pages/{handbook.salary.ref}", **reader)
     missing = client.get("/api/v1/pages/page:doesnotexist", **reader)
@@ -183,7 +184,18 @@ def test_openapi_schema_and_docs(handbook):
     client = Client()
     schema = client.get("/api/v1/openapi.json").json()
     assert schema["openapi"].startswith("3.") and schema["info"]["title"] == "Handbook API"
-    assert {"/api/v1/search", "/api/v1/ask", "/api/v1/pages/{ref}", "/api/v1/spaces"} <= set(schema["paths"])
+    assert {
+        "/api/v1/search",
+        "/api/v1/ask",
+        "/api/v1/pages/{ref}",
+        "/api/v1/spaces",
+        "/api/v1/spaces/{space}/pages",
+    } <= set(schema["paths"])
+    listing = schema["paths"]["/api/v1/spaces/{space}/pages"]["get"]
+    assert {p["name"] for p in listing["parameters"]} == {"space", "limit", "offset"}
+    assert "404" in listing["responses"] and "401" in listing["responses"]
+    hit = schema["components"]["schemas"]["SearchHit"]["properties"]
+    assert "url" in hit and "url" in schema["components"]["schemas"]["AskCitation"]["properties"]
     assert schema["components"]["securitySchemes"]["TokenAuth"] == {"type": "http", "scheme": "bearer"}
     from openapi_spec_validator import validate
 

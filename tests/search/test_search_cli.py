@@ -65,7 +65,7 @@ def test_json_shape(handbook):  # type: ignore[no-untyped-def]
     assert data["query"] == "paid leave carry over"
     assert data["results"], "the leave page should match"
     first = data["results"][0]
-    assert set(first) == {"ref", "title", "anchor", "score", "space", "language", "snippet"}
+    assert set(first) == {"ref", "title", "anchor", "score", "space", "language", "snippet", "url"}
     assert first["ref"] == "test:leave"
     assert first["title"] == "Leave policy"
     assert first["space"] == "people"

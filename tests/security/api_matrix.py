@@ -39,7 +39,8 @@ def _mcp(client: Any, headers: dict[str, str], method: str, params: dict[str, An
 
 
 def check_api_case(world: World, username: str, queries: list[str], client: Any, *, via: str) -> list[Leak]:
-    """Every API read path for one user (and each query): search, ask, pages, spaces; MCP for tokens."""
+    """Every API read path for one user (and each query): search, ask, pages, spaces and their page lists;
+    MCP (tools and resources) for tokens."""
     from django.core.cache import cache
 
     user = world.users[username]
@@ -54,7 +55,13 @@ def check_api_case(world: World, username: str, queries: list[str], client: Any,
         wanted = denied or (None if path.endswith(".page") else 200)  # pages: checked below
         if wanted and response.status_code != wanted:
             leaks.append(Leak(world.seed, username, query, path, f"status {response.status_code}, not {wanted}"))
-        if path.startswith("mcp.") and path != "mcp.page" and not denied and '"result"' not in body:
+        # A page read by MCP has a result iff it is readable: checked below.
+        if (
+            path.startswith("mcp.")
+            and path not in ("mcp.page", "mcp.read_page")
+            and not denied
+            and '"result"' not in body
+        ):
             leaks.append(Leak(world.seed, username, query, path, f"no result: {body[:200]}"))
         for canary in _canaries_in(body, world, expected, spaces):
             leaks.append(Leak(world.seed, username, query, path, canary))
@@ -82,6 +89,8 @@ def check_api_case(world: World, username: str, queries: list[str], client: Any,
     if via == "token":
         check("mcp.pages", "", _mcp(client, headers, "resources/read", {"uri": "handbook://pages"}))
 
+    leaks += check_space_pages(world, username, client, via=via, headers=headers)
+
     missing = client.get(f"/api/v1/pages/{MISSING_REF}", **headers)
     for page_id, facts in world.pages.items():
         response = client.get(f"/api/v1/pages/{facts['ref']}", **headers)
@@ -97,6 +106,49 @@ def check_api_case(world: World, username: str, queries: list[str], client: Any,
             check("mcp.page", facts["ref"], read)
             if not denied and ('"result"' in read.content.decode()) != (page_id in expected):
                 leaks.append(Leak(world.seed, username, "", "mcp.page", f"{page_id}: result iff readable"))
+            # The read_page tool: the page iff readable, else its error, the same as for a missing ref.
+            tool = _mcp(client, headers, "tools/call", {"name": "read_page", "arguments": {"ref": facts["ref"]}})
+            check("mcp.read_page", facts["ref"], tool)
+            if not denied:
+                result = tool.json().get("result", {})
+                if result.get("isError", True) == (page_id in expected):
+                    leaks.append(Leak(world.seed, username, "", "mcp.read_page", f"{page_id}: page iff readable"))
+                gone = _mcp(client, headers, "tools/call", {"name": "read_page", "arguments": {"ref": MISSING_REF}})
+                if page_id not in expected and json.dumps(result).replace(facts["ref"], MISSING_REF) != json.dumps(
+                    gone.json().get("result")
+                ):
+                    leaks.append(Leak(world.seed, username, "", "mcp.read_page", f"{page_id} differs from missing"))
+    return leaks
+
+
+def check_space_pages(world: World, username: str, client: Any, *, via: str, headers: dict[str, str]) -> list[Leak]:
+    """A space's page list holds exactly the caller's readable pages of that space, their count in
+    X-Total-Count; a space they may not read answers like one that does not exist."""
+    user = world.users[username]
+    expected = world.expected_visible(username)
+    spaces = world.expected_spaces(username)
+    denied = None if user.is_active else 401
+    leaks: list[Leak] = []
+    missing_space = client.get("/api/v1/spaces/no-such-space/pages", **headers)
+    for slug in world.spaces:
+        response = client.get(f"/api/v1/spaces/{slug}/pages?limit=100", **headers)
+        path = f"api.{via}.space_pages"
+        for canary in _canaries_in(response.content.decode(errors="replace"), world, expected, spaces):
+            leaks.append(Leak(world.seed, username, slug, path, canary))
+        if denied:
+            if response.status_code != denied:
+                leaks.append(Leak(world.seed, username, slug, path, f"status {response.status_code}, not {denied}"))
+            continue
+        if slug not in spaces:
+            if (response.status_code, response.content) != (404, missing_space.content):
+                leaks.append(Leak(world.seed, username, slug, path, "differs from a missing space"))
+            continue
+        wanted = {world.pages[pid]["ref"] for pid in expected if world.pages[pid]["space"] == slug}
+        listed = [p["ref"] for p in response.json()] if response.status_code == 200 else None
+        if listed is None or set(listed) != wanted or len(listed) != len(wanted):
+            leaks.append(Leak(world.seed, username, slug, path, f"{listed} != {sorted(wanted)}"))
+        if response.get("X-Total-Count") != str(len(wanted)):
+            leaks.append(Leak(world.seed, username, slug, path, f"X-Total-Count {response.get('X-Total-Count')}"))
     return leaks
 
 

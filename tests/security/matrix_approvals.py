@@ -6,6 +6,7 @@ those who may edit its page see it, in the editing views. So each pending text j
 a pseudo-page (negative id, its own canary, never published, in its page's space and restrictions):
 the oracle then lets nobody read it and lets editors edit it, and every read path of the matrix
 (search, Ask, the command line, the web pages, the exports, the API) must keep its canary out.
+The canaries here never contain a world page's ("canary<seed>x<n>zq") as a substring.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def add_pending_approvals(world: World) -> dict[int, int]:
     pseudo: dict[int, int] = {}
     for n, (slug, facts) in enumerate(world.spaces.items()):
         space = space_set_approval(space=Space.objects.get(slug=slug), requires_review=True, reviewer_group=reviewers)
-        never_canary, pending_canary = f"nevercanary{world.seed}x{n}zq", f"pendcanary{world.seed}x{n}zq"
+        never_canary, pending_canary = f"nevermark{world.seed}y{n}qz", f"pendmark{world.seed}y{n}qz"
         key = pending_key(world, n)
         never, request = page_create_submit(
             space=space,
@@ -48,7 +49,7 @@ def add_pending_approvals(world: World) -> dict[int, int]:
         assert request is not None and not never.is_published
         world.pages[never.pk] = _facts(never, slug, never_canary, published=False)
         # Published before review was asked of it (the import path publishes directly).
-        published_canary = f"pubcanary{world.seed}x{n}zq"
+        published_canary = f"pubmark{world.seed}y{n}qz"
         page = page_create(
             space=space,
             title=f"Leave {published_canary}",

@@ -22,8 +22,12 @@ def site(make_user, make_space, make_page) -> Any:  # type: ignore[no-untyped-de
     it = make_space("it", viewers=("staff",), editors=("it-editors",))
     childcare = make_page(hr, "Childcare", "# Childcare\n\nParents may ask HR about childcare.\n")
     laptops = make_page(it, "Laptops", "# Laptops\n\nEveryone gets a laptop on their first day.\n")
-    AskLog.objects.create(question="Is there a creche nearby?", mode="no_answer", passage_spaces=[hr.pk], passage_pages=[childcare.pk])
-    AskLog.objects.create(question="Which laptop do I get?", mode="no_answer", passage_spaces=[it.pk], passage_pages=[laptops.pk])
+    AskLog.objects.create(
+        question="Is there a creche nearby?", mode="no_answer", passage_spaces=[hr.pk], passage_pages=[childcare.pk]
+    )
+    AskLog.objects.create(
+        question="Which laptop do I get?", mode="no_answer", passage_spaces=[it.pk], passage_pages=[laptops.pk]
+    )
     return SimpleNamespace(editor=make_user("editor", "staff", "hr-editors"), reader=make_user("reader", "staff"))
 
 

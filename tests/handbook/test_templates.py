@@ -14,7 +14,10 @@ from summaries.services import summary_generate
 
 pytestmark = pytest.mark.django_db
 
-TEMPLATE = "# Meeting notes\n\n## Attendees\n\nList who came.\n\n## Decisions\n\nWrite each decision and its zanzibarword owner.\n"
+TEMPLATE = (
+    "# Meeting notes\n\n## Attendees\n\nList who came.\n\n## Decisions\n\n"
+    "Write each decision and its zanzibarword owner.\n"
+)
 
 
 @pytest.fixture

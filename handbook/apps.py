@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class HandbookConfig(AppConfig):
     name = "handbook"
     verbose_name = "Handbook"
+
+    def ready(self) -> None:
+        # Registers the receivers that keep the "translation may be out of date" flag.
+        from handbook.translations import signals  # noqa: F401

@@ -107,6 +107,12 @@ class Page(models.Model):
     last_reviewed_at = models.DateTimeField(null=True, blank=True)
     # A template is read like any page but never indexed: no search result, passage or summary.
     is_template = models.BooleanField(_("template"), default=False)
+    # Linked translation (handbook/translations/): the same page in the other language, kept symmetric
+    # by the service. ``translation_outdated_since``: the twin was published with a change since then.
+    translation = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="translated_by"
+    )
+    translation_outdated_since = models.DateTimeField(null=True, blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -6,6 +6,7 @@ from django.views.i18n import set_language
 from handbook.approvals import views as approval_views
 from handbook.attachments import views as attachment_views
 from handbook.markdown_import import views as markdown_views
+from handbook.translations import views as translation_views
 from handbook.views import access, accounts, editing, ops, reading
 
 # Space-level actions start with "_": slugify() never produces a leading
@@ -23,6 +24,8 @@ page_patterns = [
     path("delete/", editing.page_delete, name="page_delete"),
     path("access/", access.page_access, name="page_access"),
     path("attachments/", attachment_views.attachment_upload, name="attachment_upload"),
+    path("translations/", translation_views.page_translations, name="page_translations"),
+    path("translations/dismiss/", translation_views.translation_dismiss, name="translation_dismiss"),
     path("", include("comments.urls")),  # comments and "who is editing"
 ]
 

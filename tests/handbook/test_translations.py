@@ -144,3 +144,9 @@ def test_flag_is_not_shown_to_an_editor_who_cannot_read_the_twin(twins):
     html = _client(twins.editor).get(url(flagged)).content.decode()
     assert "Translation may be out of date" not in html and "Version française" not in html
     assert outdated_translations(twins.editor) == []
+
+
+def test_insights_lists_the_flagged_translation(twins):
+    page_save(page=twins.remote, title="Remote work", body="# Remote work\n\nChanged.\n")
+    html = _client(twins.editor).get("/insights/").content.decode()
+    assert "Translations that may be out of date" in html and url(twins.french) in html

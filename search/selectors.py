@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 
 from core import languages
 from core.text import fold_accents
@@ -19,6 +20,7 @@ from search.retrieval.confidence import confident_count
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import QueryError, parse_query
+from search.twins import collapse_twins, collapsed_count, twin_pairs
 
 SNIPPET_CHARS = 240
 MAX_PER_PAGE = 50
@@ -117,16 +119,24 @@ def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeSt
     return mark_safe(prefix + "".join(out) + suffix)  # noqa: S308 - every piece is escaped above
 
 
-def _facets(pages: list[Page], space: str | None, language: str | None) -> dict[str, list[tuple[str, str, int]]]:
+def _facets(
+    pages: list[Page], space: str | None, language: str | None, twins: dict[int, int] | None = None
+) -> dict[str, list[tuple[str, str, int]]]:
     """Counts per space and per language over the result set.
 
     Each list is narrowed by the other list's active filter, not by its own, so a
     value's count is what clicking it shows, and the active value's count is the total.
+    Two linked twins both under one value count once there, as they are listed once (search/twins.py).
     """
     in_language = [p for p in pages if not language or p.language == language]
     in_space = [p for p in pages if not space or p.space.slug == space]
     spaces = Counter((p.space.slug, p.space.title) for p in in_language)
     languages = Counter(p.language for p in in_space)
+    if twins:
+        for key in spaces:
+            spaces[key] = collapsed_count((p.pk for p in in_language if p.space.slug == key[0]), twins)
+        for code in languages:
+            languages[code] = collapsed_count((p.pk for p in in_space if p.language == code), twins)
     names = dict(Page._meta.get_field("language").choices)  # type: ignore[union-attr]
     return {
         "space": [(slug, title, n) for (slug, title), n in spaces.most_common()],
@@ -143,8 +153,10 @@ def search_pages(
     page: int = 1,
     per_page: int = 10,
     with_summaries: bool = True,
+    ui_language: str | None = None,
 ) -> SearchPage:
-    """Hits, counts, snippets and facets — all from pages ``user`` may read."""
+    """Hits, counts, snippets and facets — all from pages ``user`` may read. Of two linked twins
+    the one in ``ui_language`` (default: the request's active language) is listed."""
     per_page = max(1, min(per_page, MAX_PER_PAGE))
     page = max(1, page)
     try:
@@ -157,13 +169,18 @@ def search_pages(
     retrieval: Retrieval = retrieve(query, user)
     found = resolve.readable_pages(user, [h.page_id for h in retrieval.pages])
     hits = [h for h in retrieval.pages if h.page_id in found]  # a page deleted or hidden meanwhile is not counted
-    facets = _facets([found[h.page_id] for h in hits], space, language)
+    # Linked translations among these readable results are one document (search/twins.py).
+    twins = twin_pairs(found)
+    facets = _facets([found[h.page_id] for h in hits], space, language, twins)
     hits = [
         h
         for h in hits
         if (not space or found[h.page_id].space.slug == space)
         and (not language or found[h.page_id].language == language)
     ]
+    # After the filters: a reader who asks for French pages gets the French twin.
+    languages_of = {pid: p.language for pid, p in found.items()}
+    hits = collapse_twins(hits, twins, languages_of, ui_language or get_language() or "")
     # A page number past the end shows the last page (its number says so), not "no page matches".
     page = min(page, max(1, -(-len(hits) // per_page)))
     window = hits[(page - 1) * per_page : page * per_page]

@@ -8,6 +8,7 @@ from typing import Any
 from search import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
+from search.twins import twin_pairs, twins_to_drop
 
 MAX_PASSAGES = 10
 MAX_PASSAGE_CHARS = 1200
@@ -87,8 +88,14 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
         picked.append(item)
     picked.sort(key=lambda item: -item[1].score)
     pages = resolve.readable_pages(user, {pid for pid, _ in picked})
+    # Two linked twins the asker may read state the same facts: only one of them is quoted.
+    order = [pid for pid, _ in picked if pid in pages]
+    languages = {pid: page.language for pid, page in pages.items()}
+    dropped = twins_to_drop(order, twin_pairs(pages), languages, retrieval.query_language)
     passages: list[Passage] = []
     for page_id, hit in picked:
+        if page_id in dropped:
+            continue
         chunk, page = chunks.get(hit.chunk_id), pages.get(page_id)
         if chunk is None or page is None:
             continue

@@ -150,3 +150,11 @@ def test_insights_lists_the_flagged_translation(twins):
     page_save(page=twins.remote, title="Remote work", body="# Remote work\n\nChanged.\n")
     html = _client(twins.editor).get("/insights/").content.decode()
     assert "Translations that may be out of date" in html and url(twins.french) in html
+
+
+def test_french_interface(twins):
+    page_save(page=twins.remote, title="Remote work", body="# Remote work\n\nChanged.\n")
+    editor = _client(twins.editor)
+    html = editor.get(url(twins.french), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Traductions" in html and "La traduction n’est peut-être plus à jour" in html
+    assert "English version" in html  # worded in the twin's language, whatever the interface's

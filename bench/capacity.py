@@ -225,7 +225,7 @@ def typing_mix(browsers: list[Browser], queries: list[str], *, box: SearchBox, s
                 else:
                     ms, ok, error = browser.search(query, typing=False)
                     recorder.add(Sample("submit", ms, ok), error)
-            time.sleep(rng.uniform(1.0, 3.0))  # reads the results
+            time.sleep(max(0.0, min(rng.uniform(1.0, 3.0), deadline - time.monotonic())))  # reads the results
 
     def send_typing(browser: Browser, text: str, number: int, latest: list[int]) -> None:
         ms, ok, error = browser.search(text, typing=True)
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-users", type=int, help="highest ladder level (default 64; quick 4)")
     parser.add_argument("--requests", type=int, help="at most this many searches a level (default 300; quick 12)")
     parser.add_argument("--level-seconds", type=float, help="at most this long a level (default 60; quick 8)")
-    parser.add_argument("--people", type=int, help="typing people (default: the knee's users; quick 3)")
+    parser.add_argument("--people", type=int, help="typing people (default: 4 × the knee's users; quick 3)")
     parser.add_argument("--typing-seconds", type=float, help="typing mix duration (default 120; quick 20)")
     parser.add_argument("--word-pause", type=float, default=0.3, help="chance of a pause after a word (0.35-0.9 s)")
     parser.add_argument("--seed", type=int, default=1)
@@ -298,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
         steps = ladder(browsers, queries, levels, max_requests=max_requests, max_seconds=level_seconds,
                            roots=roots)  # fmt: skip
         knee = steps["knee"] or steps["levels"][-1]
-        people = args.people or (3 if quick else knee["concurrency"])
+        # A typist sends far fewer requests than a closed-loop user: 4 people per user at the knee.
+        people = args.people or (3 if quick else min(people_cap, 4 * knee["concurrency"]))
         print(f"typing: {people} people for ≤ {typing_seconds:.0f} s", flush=True)
         typing = typing_mix(browsers[:people], queries, box=box, seconds=typing_seconds,
                                 max_queries=max(4, int(typing_seconds * people / 3)), word_pause=args.word_pause,

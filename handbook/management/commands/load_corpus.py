@@ -97,12 +97,19 @@ def wait_for_index(command: BaseCommand, page_ids: list[int], *, timeout: float,
 def wait_for_derived(command: BaseCommand, *, quiet: bool) -> None:
     """Bring every structure built from many pages in line with the pages now, with progress."""
     for structure in page_work.derived():
-        with tqdm(desc=structure.name, unit="item", disable=quiet, leave=False) as bar:
+        bars: list[tqdm] = []  # made at the first report of work to do: nothing to do shows no empty bar
 
-            def progress(done: int, total: int, bar: tqdm = bar) -> None:
-                bar.total = total
-                bar.n = done
-                bar.refresh()
+        def progress(done: int, total: int, bars: list[tqdm] = bars, name: str = structure.name) -> None:
+            if not bars:
+                if quiet or total <= 0:
+                    return
+                bars.append(tqdm(total=total, desc=name, unit="item", leave=False))
+            bars[0].total, bars[0].n = total, done
+            bars[0].refresh()
 
+        try:
             said = structure.bring_up_to_date(progress)
+        finally:
+            for bar in bars:
+                bar.close()
         command.stdout.write(f"Waited for the {structure.name}: {said}.")

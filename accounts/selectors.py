@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from accounts.models import PersonalToken, SSOIdentity
@@ -50,8 +51,6 @@ def legacy_sso_account(*, username: str) -> Any | None:
     Only such an account is linked without an admin: no identity at all, no usable password
     (SSO accounts are made without one, local ones have one) and not a superuser.
     """
-    from django.contrib.auth import get_user_model
-
     user = get_user_model().objects.filter(username=username, is_superuser=False, sso_identities__isnull=True).first()
     if user is None or user.has_usable_password():
         return None

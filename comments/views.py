@@ -84,28 +84,35 @@ def _comment(request: HttpRequest, space_slug: str, page_slug: str, comment_id: 
     return page, get_object_or_404(comments_visible_to(request.user).filter(page=page), pk=comment_id)
 
 
-@login_required
-@require_POST
-def comment_resolve(request: HttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
+def _editable_comment(request: HttpRequest, space_slug: str, page_slug: str, comment_id: int) -> tuple[Page, Comment]:
+    """``_comment``, for the page's editors only (a reader who may read it gets 403)."""
     page, comment = _comment(request, space_slug, page_slug, comment_id)
     if not can_edit(request.user, page):
         raise PermissionDenied
-    services.comment_resolve(comment=comment, user=request.user)
+    return page, comment
+
+
+def _editors_decide(request: HttpRequest, page: Page, done: str) -> HttpResponse:
+    """After an editor's resolve or reopen: the thread again (htmx) or a page with ``done`` said."""
     if not request.htmx:
-        messages.success(request, _("Comment resolved."))
+        messages.success(request, done)
     return _back(request, page)
+
+
+@login_required
+@require_POST
+def comment_resolve(request: HttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
+    page, comment = _editable_comment(request, space_slug, page_slug, comment_id)
+    services.comment_resolve(comment=comment, user=request.user)
+    return _editors_decide(request, page, _("Comment resolved."))
 
 
 @login_required
 @require_POST
 def comment_reopen(request: HttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
-    page, comment = _comment(request, space_slug, page_slug, comment_id)
-    if not can_edit(request.user, page):
-        raise PermissionDenied
+    page, comment = _editable_comment(request, space_slug, page_slug, comment_id)
     services.comment_reopen(comment=comment)
-    if not request.htmx:
-        messages.success(request, _("Comment reopened."))
-    return _back(request, page)
+    return _editors_decide(request, page, _("Comment reopened."))
 
 
 @login_required

@@ -298,3 +298,51 @@ class LexiconWord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.language}:{self.word}"
+
+
+class VerifiedAnswer(models.Model):
+    """An editor's answer to a question: the units of a page that answer it, or "the handbook does
+    not say this" (``page`` empty: a gap to write). Ask shows it first to readers of the page whose
+    question is the same or a near one (``search/verified/``)."""
+
+    class Kind(models.TextChoices):
+        ANSWER = "answer", _("Answer")
+        NOT_IN_HANDBOOK = "gap", _("The handbook does not say this")
+
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.ANSWER)
+    question = models.TextField()
+    language = models.CharField(max_length=8, default=languages.DEFAULT.code)
+    space = models.ForeignKey("handbook.Space", on_delete=models.CASCADE, related_name="+")
+    page = models.ForeignKey(Page, null=True, blank=True, on_delete=models.CASCADE, related_name="verified_answers")
+    revision = models.ForeignKey(Revision, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The units cited, in document order: [{"text", "hash", "anchor", "heading"}] as picked on ``revision``.
+    units = models.JSONField(default=list, blank=True)
+    editor = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
+    verified_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-verified_at"]
+        indexes = [models.Index(fields=["page", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.question[:60]}"
+
+
+class VerifiedQuestion(models.Model):
+    """A wording a verified answer answers: the editor's question, then readers' paraphrases that
+    matched it; each with its question vector under one embedding model."""
+
+    verified = models.ForeignKey(VerifiedAnswer, on_delete=models.CASCADE, related_name="wordings")
+    text = models.CharField(max_length=2000)
+    folded = models.CharField(max_length=2000, db_index=True)  # case, accents and punctuation folded
+    language = models.CharField(max_length=8, default=languages.DEFAULT.code)
+    model = models.CharField(max_length=200, blank=True)
+    embedding = VectorField(null=True)
+    asked = models.BooleanField(default=False, help_text="A reader's paraphrase (not the editor's wording).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["verified", "folded"], name="verified_wording_unique")]
+
+    def __str__(self) -> str:
+        return self.text[:80]

@@ -62,6 +62,6 @@ def from_cache(key: str) -> Answer | None:
 
 def to_cache(key: str, answer: Answer) -> None:
     try:
-        cache.set(key, asdict(answer) | {"log_id": None, "cached": False}, CACHE_TTL_S)
+        cache.set(key, asdict(answer) | {"log_id": None, "cached": False, "verified": None}, CACHE_TTL_S)
     except Exception:
         logger.warning("answer cache unavailable")

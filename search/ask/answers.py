@@ -54,6 +54,7 @@ from search.ask.stream_gate import gate_for
 from search.retrieval import parallel
 from search.retrieval.query import QueryError, clean_query, parse_query
 from search.retrieval.query_embedding import query_embedding
+from search.verified.services import verified_for_asker
 
 logger = logging.getLogger(__name__)
 
@@ -243,7 +244,8 @@ def answer_question(
     if rate_limit:
         check_rate_limit(user)
     language = detect_language(question)
-    _retrieval, passages = passages_for(question, user)
+    retrieval, passages = passages_for(question, user)
+    verified = verified_for_asker(user, question, retrieval.query_vector, retrieval.embedder, remember=log)
     mode = "llm" if _uses_llm(use_llm) else "extractive"
     key = cache_key(question, passages, mode, getattr(user, "pk", None))
     answer = from_cache(key) if use_cache else None
@@ -261,6 +263,7 @@ def answer_question(
             answer = extractive_answer(question, language, passages)
         if use_cache and not answer.fallback:  # don't pin a fallback answer for an hour
             to_cache(key, answer)
+    answer.verified = verified
     mark_outdated(answer)
     if log:
         _log(user, answer, started, passages)
@@ -282,7 +285,8 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
         yield {"type": "error", "message": str(exc)}
         return
     language = detect_language(question)
-    _retrieval, passages = passages_for(question, user)
+    retrieval, passages = passages_for(question, user)
+    verified = verified_for_asker(user, question, retrieval.query_vector, retrieval.embedder)
     if not _uses_llm(use_llm) or not passages:
         answer = extractive_answer(question, language, passages) if passages else no_answer(question, language)
     else:
@@ -316,6 +320,7 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
             reason = _fallback_reason(exc)
             logger.warning("LLM stream not used (%s), falling back to extractive: %s", reason, exc)
             answer = _fallback(question, language, passages, reason, prepared.get() if prepared else None)
+    answer.verified = verified
     mark_outdated(answer)
     _log(user, answer, started, passages)
     yield {"type": "done", "answer": answer}

@@ -7,6 +7,7 @@ from typing import Any
 
 from core import languages
 from search.ask.passages import Passage
+from search.verified.selectors import VerifiedReply
 
 NO_ANSWER_TEXT = {language.code: language.no_answer for language in languages.LANGUAGES}
 
@@ -41,6 +42,8 @@ class Answer:
     cached: bool = False
     log_id: int | None = None
     unsupported: list[str] = field(default_factory=list)  # model sentences left out by the check
+    # An editor's verified answer to this question, shown first (never cached: it is the asker's own).
+    verified: VerifiedReply | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +65,7 @@ class Answer:
             "language": self.language,
             "notice": self.notice,
             "fallback": self.fallback,
+            "verified": self.verified.as_json() if self.verified is not None else None,
         }
 
 

@@ -21,6 +21,8 @@ from django.utils.translation import get_language, override
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from handbook.models import Space
+
 _MARKER = re.compile(r"\[(\d{1,2})\]")
 
 
@@ -48,9 +50,12 @@ def _segments(answer: Any) -> list[dict[str, Any]]:
     return [s for s in segments if s["text"]]
 
 
-def _answer_context(question: str, answer: Any = None, error: str = "") -> dict[str, Any]:
+def _answer_context(question: str, answer: Any = None, error: str = "", user: Any = None) -> dict[str, Any]:
     return {
         "q": question,
+        # Editors may verify an answer to what was asked (the picker checks which pages they edit).
+        "can_verify": answer is not None and user is not None and Space.objects.editable_by(user).exists(),
+        "verify_url": reverse("ask_verify") + "?" + urlencode({"q": question}),
         "answer": answer,
         "segments": _segments(answer) if answer is not None else [],
         "ask_error": error,
@@ -63,7 +68,8 @@ def _ask(request: HttpRequest, question: str) -> dict[str, Any]:
 
     use_llm = request.POST.get("typing") != "1"  # asked by a search-as-you-type fragment: quotes only
     try:
-        return _answer_context(question, answer_question(user=request.user, question=question, use_llm=use_llm))
+        answer = answer_question(user=request.user, question=question, use_llm=use_llm)
+        return _answer_context(question, answer, user=request.user)
     except AskError as exc:
         return _answer_context(question, error=str(exc))
 
@@ -115,9 +121,8 @@ def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
                     if event["type"] == "delta":
                         yield _sse("delta", {"text": event["text"]})
                     elif event["type"] == "done":
-                        html = render_to_string(
-                            "search/ask.html#answer", _answer_context(question, event["answer"]), request=request
-                        )
+                        context = _answer_context(question, event["answer"], user=request.user)
+                        html = render_to_string("search/ask.html#answer", context, request=request)
                         yield _sse("done", {"html": html})
                     elif event["type"] == "error":
                         yield _sse("ask-error", {"message": event["message"]})

@@ -11,27 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from django.conf import settings
 from django.core.cache import cache
 
-from core.text import fold_accents
+from search.same_question import fold, similarity_threshold
 
 logger = logging.getLogger(__name__)
 
 MAX_EMBEDDED = 400  # distinct wordings embedded per grouping; the rest group by folded text only
 BATCH = 64
 VECTOR_TTL_S = 7 * 24 * 3600
-# Near-duplicates of multilingual-e5-small score ~0.92-0.96, questions on a neighbouring topic
-# ~0.80-0.90; other models spread differently (INSIGHTS_GROUP_SIMILARITY overrides).
-LOCAL_SIMILARITY = 0.91
-OTHER_SIMILARITY = 0.85
-_PUNCTUATION = re.compile(r"[^\w\s]+")
 # A question whose answers were rated "not helpful" this many times is a gap, not an answered
 # question: once may be one reader's taste, twice is the answer failing.
 REJECTED_SEVERAL = 2
@@ -68,19 +61,6 @@ class Group:
     def unanswered(self) -> bool:
         """Not to be listed as answered: every ask got no answer, or answers were rejected several times."""
         return self.answered_badly or (self.asks > 0 and self.no_answer == self.asks)
-
-
-def fold(text: str) -> str:
-    return " ".join(_PUNCTUATION.sub(" ", fold_accents(text).lower()).split())
-
-
-def similarity_threshold(model_name: str) -> float:
-    configured = getattr(settings, "INSIGHTS_GROUP_SIMILARITY", None)
-    if configured:
-        return float(configured)
-    from search.indexing.embedders import LOCAL_MODEL_NAME
-
-    return LOCAL_SIMILARITY if model_name == LOCAL_MODEL_NAME else OTHER_SIMILARITY
 
 
 def _embedder():  # type: ignore[no-untyped-def]

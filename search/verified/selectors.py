@@ -1,0 +1,179 @@
+"""Verified answers: what readers and editors read.
+
+A reader gets a verified answer only when they may read its page: the page filter is the same
+``Page.objects.visible_to`` every read path starts from, applied in SQL before the nearest wording
+is chosen, so a verified answer on a page a reader cannot read changes nothing they see (not the
+answer, not which one is nearest, not how long it takes to find: only readable rows are read).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from django.db.models import F, Q
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from handbook.answer_units import Unit, page_units
+from handbook.models import Page, Space
+from search.models import VerifiedAnswer, VerifiedQuestion
+from search.retrieval.pipeline import retrieve
+from search.verified.wording import fold, same_question_distance, unit_hash
+
+MAX_CANDIDATE_PAGES = 8
+
+
+@dataclass
+class VerifiedQuote:
+    text: str
+    url: str
+    heading: str
+
+
+@dataclass
+class VerifiedReply:
+    """A verified answer as one reader sees it: quoted from the page's current text."""
+
+    verified_id: int
+    question: str
+    editor: str
+    verified_at: datetime
+    title: str
+    ref: str
+    url: str
+    revision: int
+    language: str
+    quotes: list[VerifiedQuote] = field(default_factory=list)
+    changed: bool = False  # the page was published again since it was verified
+    missing: int = 0  # cited units no longer on the page
+    same_wording: bool = False  # asked in one of the answer's own wordings (else a near one)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "verified_by": self.editor,
+            "verified_at": self.verified_at.isoformat(),
+            "question": self.question,
+            "title": self.title,
+            "ref": self.ref,
+            "url": self.url,
+            "revision": self.revision,
+            "changed": self.changed,
+            "quotes": [{"text": q.text, "url": q.url, "heading": q.heading} for q in self.quotes],
+        }
+
+
+def _live(today: date) -> Q:
+    """Answers still served: on their verified revision, or changed since but the owner's review
+    date not yet passed (after it, an answer nobody verified again drops out)."""
+    return (
+        Q(verified__revision_id=F("verified__page__published_revision_id"))
+        | Q(verified__page__review_by__isnull=True)
+        | Q(verified__page__review_by__gte=today)
+    )
+
+
+def _nearest(user: Any, question: str, vector: list[float] | None, model: str) -> VerifiedQuestion | None:
+    readable = Page.objects.visible_to(user).values("id")
+    rows = VerifiedQuestion.objects.filter(
+        _live(timezone.localdate()),
+        verified__kind=VerifiedAnswer.Kind.ANSWER,
+        verified__page_id__in=readable,
+    )
+    exact = rows.filter(folded=fold(question)).order_by("-verified__verified_at").first()
+    if exact is not None or vector is None or not model:
+        return exact
+    # The editor's own wordings decide (readers' paraphrases that matched are kept for the
+    # editor to read, not to match further ones: that would drift away from the question).
+    near = (
+        rows.filter(asked=False, model=model, embedding__isnull=False)
+        .annotate(distance=CosineDistance("embedding", vector))
+        .filter(distance__lte=same_question_distance(model))
+        .order_by("distance", "-verified__verified_at")
+        .first()
+    )
+    return near
+
+
+def verified_reply(user: Any, question: str, vector: list[float] | None, model: str) -> VerifiedReply | None:
+    """The verified answer ``user`` gets for ``question``, or None."""
+    wording = _nearest(user, question, vector, model)
+    if wording is None:
+        return None
+    verified = VerifiedAnswer.objects.select_related("page__published_revision", "editor").get(pk=wording.verified_id)
+    reply = reply_for(verified)
+    reply.same_wording = wording.folded == fold(question)
+    return reply
+
+
+def reply_for(verified: VerifiedAnswer) -> VerifiedReply:
+    page = verified.page
+    assert page is not None and page.published_revision is not None
+    current = page.published_revision
+    units = {unit_hash(u.text): u for u in page_units(current.body or "")}
+    url = page.get_absolute_url()
+    still = [units[row["hash"]] for row in verified.units if row["hash"] in units]
+    quotes = [VerifiedQuote(text=u.text, url=_at(url, u.anchor), heading=u.heading) for u in still]
+    editor = verified.editor
+    return VerifiedReply(
+        verified_id=verified.pk,
+        question=verified.question,
+        editor=(editor.get_full_name() or editor.get_username()) if editor else "",
+        verified_at=verified.verified_at,
+        title=page.title,
+        ref=page.ref,
+        url=url,
+        revision=current.number,
+        language=page.language,
+        quotes=quotes,
+        changed=verified.revision_id != current.pk,
+        missing=len(verified.units) - len(quotes),
+    )
+
+
+def _at(url: str, anchor: str) -> str:
+    return f"{url}#{anchor}" if anchor else url
+
+
+# --- the editor's picker ------------------------------------------------------------
+
+
+@dataclass
+class PickerSection:
+    anchor: str
+    heading: str
+    units: list[tuple[str, Unit]] = field(default_factory=list)  # (hash, unit)
+
+
+def picker_sections(page: Page) -> list[PickerSection]:
+    """The page's published units, by section, each with the hash the form sends back."""
+    sections: list[PickerSection] = []
+    revision = page.published_revision
+    for unit in page_units(revision.body if revision else ""):
+        if not sections or sections[-1].anchor != unit.anchor:
+            heading = unit.heading.split(" › ")[0] if unit.heading else ""
+            sections.append(PickerSection(anchor=unit.anchor, heading=heading))
+        sections[-1].units.append((unit_hash(unit.text), unit))
+    return sections
+
+
+def candidate_pages(editor: Any, question: str) -> list[Page]:
+    """Pages the editor may verify from, the ones the question retrieves first."""
+    editable = set(Page.objects.editable_by(editor).published().values_list("id", flat=True))
+    try:
+        order = [hit.page_id for hit in retrieve(question, editor).pages if hit.page_id in editable]
+    except Exception:  # a malformed query still lets the editor pick a page by hand
+        order = []
+    pages = Page.objects.in_bulk(order[:MAX_CANDIDATE_PAGES])
+    return [pages[pid] for pid in order[:MAX_CANDIDATE_PAGES] if pid in pages]
+
+
+def verified_for_question(editor: Any, question: str) -> list[VerifiedAnswer]:
+    """Answers (and gaps) already recorded for this wording in spaces the editor edits."""
+    spaces = Space.objects.editable_by(editor).values("id")
+    return list(
+        VerifiedAnswer.objects.filter(space_id__in=spaces, wordings__folded=fold(question))
+        .select_related("page", "editor", "space")
+        .distinct()
+    )

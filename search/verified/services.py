@@ -1,0 +1,163 @@
+"""Verified answers: what editors write. Every write checks that the editor edits the page's space."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.text import detect_language
+from handbook.answer_units import Unit, page_units
+from handbook.models import Page, Space
+from handbook.permissions import can_edit, can_edit_space
+from search.models import VerifiedAnswer, VerifiedQuestion
+from search.verified.selectors import VerifiedReply, verified_reply
+from search.verified.wording import clean_question, fold, question_vector, unit_hash
+
+logger = logging.getLogger(__name__)
+
+MAX_UNITS = 12  # an answer is a few sentences or one section, not a page
+MAX_WORDINGS = 50  # readers' paraphrases remembered per answer (the oldest stay: they taught it first)
+
+
+class VerifyError(ValueError):
+    """The editor's pick cannot be saved as given; the message is for them."""
+
+
+def _question(text: str) -> str:
+    try:
+        return clean_question(text)
+    except ValueError as exc:
+        raise VerifyError(str(exc)) from exc
+
+
+def picked_units(units: list[Unit], hashes: set[str], anchors: set[str]) -> list[Unit]:
+    """The units ticked one by one (by text hash) and those of ticked sections (by anchor), in page order."""
+    return [u for u in units if unit_hash(u.text) in hashes or (u.anchor and u.anchor in anchors)]
+
+
+def _unit_rows(units: list[Unit]) -> list[dict[str, str]]:
+    return [{"text": u.text, "hash": unit_hash(u.text), "anchor": u.anchor, "heading": u.heading} for u in units]
+
+
+def _remember(verified: VerifiedAnswer, text: str, *, asked: bool, vector: Any = None, model: str = "") -> None:
+    if vector is None:
+        vector, model = question_vector(text)
+    VerifiedQuestion.objects.update_or_create(
+        verified=verified,
+        folded=fold(text)[:2000],
+        defaults={
+            "text": text[:2000],
+            "language": detect_language(text),
+            "model": model if vector is not None else "",
+            "embedding": vector,
+            "asked": asked,
+        },
+    )
+
+
+@transaction.atomic
+def verify_answer(
+    *, editor: Any, question: str, page: Page, unit_hashes: list[str], anchors: list[str] | None = None
+) -> VerifiedAnswer:
+    """Save the units of ``page``'s published text that answer ``question``; a verified answer of the
+    same question in this space is replaced (verifying again)."""
+    question = _question(question)
+    if not can_edit(editor, page) or page.published_revision_id is None:
+        raise VerifyError("You can verify answers only from published pages you may edit.")
+    revision = page.published_revision
+    chosen = picked_units(page_units(revision.body or ""), set(unit_hashes), set(anchors or ()))
+    if not chosen:
+        raise VerifyError("Pick at least one sentence (or a section) of the page that answers the question.")
+    if len(chosen) > MAX_UNITS:
+        raise VerifyError(f"Pick at most {MAX_UNITS} sentences: the answer should be the few that say it.")
+    _withdraw_same(question, page.space_id)
+    verified = VerifiedAnswer.objects.create(
+        kind=VerifiedAnswer.Kind.ANSWER,
+        question=question,
+        language=detect_language(question),
+        space_id=page.space_id,
+        page=page,
+        revision=revision,
+        units=_unit_rows(chosen),
+        editor=editor,
+        verified_at=timezone.now(),
+    )
+    _remember(verified, question, asked=False)
+    return verified
+
+
+@transaction.atomic
+def mark_not_in_handbook(*, editor: Any, question: str, space: Space) -> VerifiedAnswer:
+    """Record that the handbook does not answer ``question``: a gap to write, kept in Insights."""
+    question = _question(question)
+    if not can_edit_space(editor, space):
+        raise VerifyError("You can mark questions only for spaces you edit.")
+    _withdraw_same(question, space.pk)
+    verified = VerifiedAnswer.objects.create(
+        kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK,
+        question=question,
+        language=detect_language(question),
+        space=space,
+        editor=editor,
+        verified_at=timezone.now(),
+    )
+    _remember(verified, question, asked=False)
+    return verified
+
+
+def _withdraw_same(question: str, space_id: int) -> None:
+    folded = fold(question)
+    VerifiedAnswer.objects.filter(space_id=space_id, wordings__folded=folded, wordings__asked=False).delete()
+
+
+@transaction.atomic
+def verify_again(*, editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
+    """Confirm an answer on the page's current text: the cited units still on it are kept."""
+    page = verified.page
+    if page is None or not can_edit(editor, page) or page.published_revision_id is None:
+        raise VerifyError("You can verify answers only from published pages you may edit.")
+    hashes = {row["hash"] for row in verified.units}
+    kept = picked_units(page_units(page.published_revision.body or ""), hashes, set())
+    if not kept:
+        raise VerifyError("None of the cited sentences is on the page any more: pick the answer again.")
+    verified.revision = page.published_revision
+    verified.units = _unit_rows(kept)
+    verified.editor = editor
+    verified.verified_at = timezone.now()
+    verified.save(update_fields=["revision", "units", "editor", "verified_at"])
+    return verified
+
+
+def withdraw(*, editor: Any, verified: VerifiedAnswer) -> None:
+    if not can_edit_space(editor, verified.space):
+        raise VerifyError("You can withdraw answers only in spaces you edit.")
+    verified.delete()
+
+
+def remember_wording(*, verified_id: int, question: str, vector: Any, model: str) -> None:
+    """A reader's question matched this answer: its wording joins the answer's (bounded), so the
+    next near wording matches it too."""
+    if VerifiedQuestion.objects.filter(verified_id=verified_id).count() >= MAX_WORDINGS:
+        return
+    verified = VerifiedAnswer.objects.filter(pk=verified_id).first()
+    if verified is not None and not VerifiedQuestion.objects.filter(verified=verified, folded=fold(question)).exists():
+        _remember(verified, question, asked=True, vector=vector, model=model)
+
+
+def verified_for_asker(
+    user: Any, question: str, vector: list[float] | None, embedder: Any, *, remember: bool = True
+) -> VerifiedReply | None:
+    """The verified answer Ask shows ``user`` first (``vector``: retrieval's question vector under
+    ``embedder``); a near wording that found it is remembered with the answer."""
+    model = getattr(embedder, "model_name", "") if vector is not None else ""
+    try:
+        reply = verified_reply(user, question, vector, model)
+        if reply is not None and remember and not reply.same_wording:
+            remember_wording(verified_id=reply.verified_id, question=question, vector=vector, model=model)
+    except Exception:  # the normal answer still comes
+        logger.exception("verified answer not looked up")
+        return None
+    return reply

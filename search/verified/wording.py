@@ -1,0 +1,53 @@
+"""How a verified answer's wording is compared with a reader's question: the same-question rule
+Insights groups by (``search/same_question.py``), over the vector retrieval computes for it."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import unicodedata
+
+from search.indexing.model_switch import query_embedder
+from search.retrieval.query import parse_query
+from search.retrieval.query_embedding import query_embedding
+from search.same_question import fold, similarity_threshold
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["clean_question", "fold", "question_vector", "same_question_distance", "unit_hash"]
+
+MAX_QUESTION_CHARS = 2000  # as Ask's
+
+
+def clean_question(text: str) -> str:
+    """The question as Ask reads it; ValueError (a message for the editor) when there is none."""
+    raw = (text or "")[: MAX_QUESTION_CHARS * 4]
+    # Control characters are not words (Postgres text refuses NUL); whitespace is collapsed.
+    cleaned = " ".join("".join(" " if unicodedata.category(ch).startswith("C") else ch for ch in raw).split())
+    if not cleaned.strip():
+        raise ValueError("Please type the question.")
+    if len(cleaned) > MAX_QUESTION_CHARS:
+        raise ValueError(f"The question is too long ({len(cleaned)} characters); the limit is {MAX_QUESTION_CHARS}.")
+    return cleaned
+
+
+def unit_hash(text: str) -> str:
+    """A unit's address across revisions: its text (an edit to the sentence makes a new unit)."""
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:16]
+
+
+def same_question_distance(model_name: str) -> float:
+    """The largest cosine distance at which two wordings ask the same question, for this model."""
+    return 1.0 - similarity_threshold(model_name)
+
+
+def question_vector(question: str) -> tuple[list[float] | None, str]:
+    """The question's vector as retrieval computes it, and the model's name; (None, "") without one."""
+    try:
+        embedder = query_embedder()
+        if embedder is None:
+            return None, ""
+        return query_embedding(parse_query(question).raw, embedder), embedder.model_name
+    except Exception as exc:  # exact wordings still match
+        logger.warning("no question vector for a verified answer: %s", exc)
+        return None, ""

@@ -15,6 +15,7 @@ from handbook.review.selectors import pages_not_viewed, pages_to_review
 from search.gaps.rejected_pages import rejected_pages
 from search.gaps.searches import top_searches
 from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
+from search.verified.selectors import verified_insights
 
 
 @login_required
@@ -33,5 +34,6 @@ def insights_view(request: HttpRequest) -> HttpResponse:
         "not_viewed": pages_not_viewed(request.user),
         "rejected_pages": rejected_pages(request.user),
         "waiting": waiting_for(request.user),
+        "verified": verified_insights(request.user),
     }
     return render(request, "search/insights.html", context)

@@ -177,3 +177,33 @@ def verified_for_question(editor: Any, question: str) -> list[VerifiedAnswer]:
         .select_related("page", "editor", "space")
         .distinct()
     )
+
+
+# --- Insights -----------------------------------------------------------------------
+
+
+@dataclass
+class VerifiedInsights:
+    changed: list[tuple[VerifiedAnswer, VerifiedReply]]  # pages published again since: verify again
+    gaps: list[VerifiedAnswer]  # "the handbook does not say this": pages to write
+    count: int  # verified answers served from the viewer's spaces
+
+
+MAX_LISTED = 50
+
+
+def verified_insights(user: Any) -> VerifiedInsights:
+    """What the viewer, as an editor, should act on: answers on pages they edit whose page changed
+    since (owners' pages first), and the gaps editors marked in spaces they edit."""
+    editable = Page.objects.editable_by(user).published().values("id")
+    answers = VerifiedAnswer.objects.filter(kind=VerifiedAnswer.Kind.ANSWER, page_id__in=editable)
+    changed = (
+        answers.exclude(revision_id=F("page__published_revision_id"))
+        .select_related("page__published_revision", "editor")
+        .order_by(F("page__owner_user_id").asc(nulls_last=True), "page__review_by", "-verified_at")
+    )
+    owned_first = sorted(changed[:MAX_LISTED], key=lambda v: v.page.owner_user_id != getattr(user, "pk", None))
+    gaps = VerifiedAnswer.objects.filter(
+        kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK, space_id__in=Space.objects.editable_by(user).values("id")
+    ).select_related("space", "editor")[:MAX_LISTED]
+    return VerifiedInsights(changed=[(v, reply_for(v)) for v in owned_first], gaps=list(gaps), count=answers.count())

@@ -161,3 +161,13 @@ def verified_for_asker(
         logger.exception("verified answer not looked up")
         return None
     return reply
+
+
+def remember_wordings(verified: VerifiedAnswer, wordings: list[tuple[str, bool]]) -> None:
+    """Store wordings (text, asked by a reader) of an imported answer, vectors computed now."""
+    for text, asked in wordings[:MAX_WORDINGS]:
+        try:
+            cleaned = clean_question(text)
+        except ValueError:
+            continue
+        _remember(verified, cleaned, asked=asked)

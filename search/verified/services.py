@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from core.text import detect_language
 from handbook.answer_units import Unit, page_units
@@ -66,13 +67,15 @@ def verify_answer(
     same question in this space is replaced (verifying again)."""
     question = _question(question)
     if not can_edit(editor, page) or page.published_revision_id is None:
-        raise VerifyError("You can verify answers only from published pages you may edit.")
+        raise VerifyError(_("You can verify answers only from published pages you may edit."))
     revision = page.published_revision
     chosen = picked_units(page_units(revision.body or ""), set(unit_hashes), set(anchors or ()))
     if not chosen:
-        raise VerifyError("Pick at least one sentence (or a section) of the page that answers the question.")
+        raise VerifyError(_("Pick at least one sentence (or a section) of the page that answers the question."))
     if len(chosen) > MAX_UNITS:
-        raise VerifyError(f"Pick at most {MAX_UNITS} sentences: the answer should be the few that say it.")
+        raise VerifyError(
+            _("Pick at most %(count)s sentences: the answer should be the few that say it.") % {"count": MAX_UNITS}
+        )
     _withdraw_same(question, page.space_id)
     verified = VerifiedAnswer.objects.create(
         kind=VerifiedAnswer.Kind.ANSWER,
@@ -94,7 +97,7 @@ def mark_not_in_handbook(*, editor: Any, question: str, space: Space) -> Verifie
     """Record that the handbook does not answer ``question``: a gap to write, kept in Insights."""
     question = _question(question)
     if not can_edit_space(editor, space):
-        raise VerifyError("You can mark questions only for spaces you edit.")
+        raise VerifyError(_("You can mark questions only for spaces you edit."))
     _withdraw_same(question, space.pk)
     verified = VerifiedAnswer.objects.create(
         kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK,
@@ -118,11 +121,11 @@ def verify_again(*, editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
     """Confirm an answer on the page's current text: the cited units still on it are kept."""
     page = verified.page
     if page is None or not can_edit(editor, page) or page.published_revision_id is None:
-        raise VerifyError("You can verify answers only from published pages you may edit.")
+        raise VerifyError(_("You can verify answers only from published pages you may edit."))
     hashes = {row["hash"] for row in verified.units}
     kept = picked_units(page_units(page.published_revision.body or ""), hashes, set())
     if not kept:
-        raise VerifyError("None of the cited sentences is on the page any more: pick the answer again.")
+        raise VerifyError(_("None of the cited sentences is on the page any more: pick the answer again."))
     verified.revision = page.published_revision
     verified.units = _unit_rows(kept)
     verified.editor = editor
@@ -133,7 +136,7 @@ def verify_again(*, editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
 
 def withdraw(*, editor: Any, verified: VerifiedAnswer) -> None:
     if not can_edit_space(editor, verified.space):
-        raise VerifyError("You can withdraw answers only in spaces you edit.")
+        raise VerifyError(_("You can withdraw answers only in spaces you edit."))
     verified.delete()
 
 

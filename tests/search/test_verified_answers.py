@@ -166,3 +166,18 @@ def test_verifying_again_replaces_and_withdraw_removes(world):
     assert not VerifiedAnswer.objects.filter(pk=first.pk).exists()
     withdraw(editor=world["editor"], verified=second)
     assert _ask(world["reader"], "How much is the daily allowance abroad?").verified is None
+
+
+@pytest.mark.django_db
+def test_a_hidden_verified_answer_changes_nothing_a_reader_sees(world):
+    """The reader's whole reply (answer, citations, verified or not) is the same whether or not a
+    verified answer exists on a page they cannot read, for the very question it answers."""
+    question = "Do board members fly business class?"
+    before = _ask(world["reader"], question).as_json()
+    page = world["board"]
+    verify_answer(
+        editor=world["board_editor"], question=question, page=page, unit_hashes=[_hash_of(page, "Board members")]
+    )
+    after = _ask(world["reader"], question).as_json()
+    assert after == before
+    assert _ask(world["board_editor"], question).verified is not None  # it exists, for its readers

@@ -7,7 +7,9 @@ class SearchConfig(AppConfig):
 
     def ready(self) -> None:
         from handbook import page_work
+        from handbook.markdown_import import export_parts
         from search import services
+        from search.verified import digest, transfer
 
         page_work.register(
             page_work.PageWork(
@@ -35,3 +37,7 @@ class SearchConfig(AppConfig):
             ("language means", services.language_means_up_to_date),
         ):
             page_work.register_derived(page_work.Derived(name=name, bring_up_to_date=bring_up_to_date))
+        # Owners hear of verified answers their page changed under, in the review digest.
+        digest.register()
+        # A space export carries the space's verified answers (those its exporter may read).
+        export_parts.register("verified answers", transfer.space_export_part)

@@ -28,6 +28,7 @@ import yaml
 from django.db.models import QuerySet
 
 from handbook.attachments.models import Attachment
+from handbook.markdown_import import export_parts
 from handbook.markdown_import.links import UNLINK, link_targets, rewrite_targets
 from handbook.markdown_import.restrictions import KEY as RESTRICTION_KEY
 from handbook.models import Page, SlugRedirect, Space
@@ -173,4 +174,7 @@ def space_export(space: Space, out: IO[bytes], *, user: Any) -> dict[str, int]:
                     archive.writestr(file_path.as_posix(), stream.read())
             except OSError:
                 continue  # a file lost from storage: the page still exports
+        for part in export_parts.registered():
+            for name, data in part(space, pages, user):
+                archive.writestr(name, data)
     return {"pages": len(pages), "attachments": len(files)}

@@ -20,10 +20,12 @@ from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from handbook.approvals.selectors import waiting_by_reviewer
 from handbook.models import Page
+from handbook.review import digest_sections
 from handbook.review.selectors import next_review_date, overdue_pages_by_owner
 from handbook.services import SaveResult, page_save
 
@@ -78,25 +80,31 @@ def review_digests_send(*, today: datetime.date | None = None) -> int:
     base = settings.SITE_URL.rstrip("/")
     sent = 0
     owners, reviewers = overdue_pages_by_owner(today=today), waiting_by_reviewer()
-    for user in sorted(set(owners) | set(reviewers), key=lambda u: u.pk):
+    sections = [(section, section.entries(today)) for section in digest_sections.registered()]
+    others = {user for _section, entries in sections for user in entries}
+    for user in sorted(set(owners) | set(reviewers) | others, key=lambda u: u.pk):
         pages, waiting = owners.get(user, []), reviewers.get(user, [])
+        extra = [(section.intro, entries[user]) for section, entries in sections if entries.get(user)]
         with translation.override(settings.LANGUAGE_CODE):
             if pages:
                 subject = ngettext(
                     "%(count)d handbook page to review", "%(count)d handbook pages to review", len(pages)
                 ) % {"count": len(pages)}
-            else:
+            elif waiting:
                 subject = ngettext(
                     "%(count)d handbook change waiting for your review",
                     "%(count)d handbook changes waiting for your review",
                     len(waiting),
                 ) % {"count": len(waiting)}
+            else:
+                subject = str(_("Handbook answers to check"))
             body = render_to_string(
                 "handbook/email/review_digest.txt",
                 {
                     "user": user,
                     "links": [(page, base + page.get_absolute_url()) for page in pages],
                     "approvals": [(request, base + _approval_url(request)) for request in waiting],
+                    "sections": [(str(intro), [(line, base + path) for line, path in lines]) for intro, lines in extra],
                 },
             )
         try:

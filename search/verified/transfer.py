@@ -8,16 +8,19 @@ anything is written: one bad line and nothing is imported, with every bad line n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from handbook.models import Page, Revision, Space
+from handbook.permissions import can_edit_space
 from search.models import VerifiedAnswer
 from search.verified.services import remember_wordings
 from search.verified.wording import clean_question, fold
@@ -33,9 +36,10 @@ class TransferError(ValueError):
         self.errors = errors
 
 
-def verified_export(spaces: Iterable[Space] | None = None) -> Iterator[dict[str, Any]]:
-    """Every verified answer (of ``spaces`` when given), oldest first."""
-    rows = VerifiedAnswer.objects.select_related("space", "page", "revision", "editor").order_by("verified_at", "pk")
+def verified_export(spaces: Iterable[Space] | None = None, rows: Any = None) -> Iterator[dict[str, Any]]:
+    """Every verified answer (of ``spaces`` when given, or the ``rows`` queryset), oldest first."""
+    rows = rows if rows is not None else VerifiedAnswer.objects.all()
+    rows = rows.select_related("space", "page", "revision", "editor").order_by("verified_at", "pk")
     if spaces is not None:
         rows = rows.filter(space__in=list(spaces))
     for verified in rows.prefetch_related("wordings"):
@@ -140,3 +144,17 @@ def verified_import(rows: Iterable[tuple[int, Any]]) -> dict[str, int]:
 
 def _aware(at: datetime) -> datetime:
     return at if timezone.is_aware(at) else timezone.make_aware(at)
+
+
+EXPORT_PATH = "_teaching/verified_answers.jsonl"
+
+
+def space_export_part(space: Space, pages: list[Page], user: Any) -> list[tuple[str, bytes]]:
+    """The space export's verified answers: those citing an exported page (pages the exporter may
+    read), and the marked gaps when the exporter edits the space (``user=None``: a full export)."""
+    shown = Q(kind=VerifiedAnswer.Kind.ANSWER, page__in=pages)
+    if user is None or can_edit_space(user, space):
+        shown |= Q(kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK)
+    rows = VerifiedAnswer.objects.filter(shown, space=space)
+    lines = [json.dumps(row, ensure_ascii=False) for row in verified_export(rows=rows)]
+    return [(EXPORT_PATH, ("\n".join(lines) + "\n").encode())] if lines else []

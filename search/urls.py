@@ -7,6 +7,7 @@ from search.verified import views as verified_views
 
 urlpatterns = [
     path("search/", views.search_view, name="search"),
+    path("search/typing/", views.search_typing_view, name="search_typing"),
     path("search/opened/", views.search_opened_view, name="search_opened"),
     path("ask/", ask_views.ask_view, name="ask"),
     path("ask/stream/", ask_views.ask_stream_view, name="ask_stream"),

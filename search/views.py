@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -23,6 +23,8 @@ from django.views.decorators.vary import vary_on_headers
 from core import languages
 from core.ratelimit import allow
 from handbook.models import LANGUAGES
+from search import as_you_type
+from search.retrieval.prefix import prefix_matches
 from search.retrieval.query_translation import request_translations
 
 MAX_PAGE_NUMBER = 1000
@@ -60,11 +62,7 @@ def search_view(request: HttpRequest) -> HttpResponse:
     from search.selectors import search_pages
 
     query = request.GET.get("q", "")
-    # Filters are identifiers: anything else (NUL bytes, junk) is dropped, not sent to SQL.
-    space = request.GET.get("space", "").strip()
-    space = space if _SLUG.fullmatch(space) else ""
-    language = request.GET.get("lang", "").strip()
-    language = language if language in dict(LANGUAGES) else ""
+    space, language = _filters(request)
     page_number = _page_number(request.GET.get("page"))
     context: dict[str, Any] = {"q": query, "space": space, "lang": language, "result": None}
     status = 200
@@ -80,7 +78,7 @@ def search_view(request: HttpRequest) -> HttpResponse:
             )
             context.update(_result_context(result, query, space, language, typing=typing))
             context.update(_suggestion_context(request, result, query, space, language))
-            if not result.total and not result.error and not (request.htmx and request.htmx.trigger == "q"):
+            if not result.total and not result.error and not typing:
                 from search.insights import search_miss_record
 
                 search_miss_record(query=query, language=result.query_language)  # no user: people's words
@@ -96,6 +94,42 @@ def search_view(request: HttpRequest) -> HttpResponse:
     context["is_fragment"] = is_fragment
     template = "search/search.html#results" if is_fragment else "search/search.html"
     return render(request, template, context, status=status)
+
+
+def _filters(request: HttpRequest) -> tuple[str, str]:
+    """The space and language filters. They are identifiers: anything else (NUL bytes, junk) is
+    dropped, not sent to SQL."""
+    space = request.GET.get("space", "").strip()
+    language = request.GET.get("lang", "").strip()
+    return (space if _SLUG.fullmatch(space) else "", language if language in dict(LANGUAGES) else "")
+
+
+@login_required
+@require_GET
+def search_typing_view(request: HttpRequest) -> HttpResponse:
+    """The search box's own request while typing: titles and headings by prefix (search/as_you_type.py).
+
+    Dropped with an empty 204 (htmx keeps what it shows) when a newer keystroke was seen, the
+    browser went away, the person types faster than any hand, or this process's typing slots are busy.
+    """
+    query = request.GET.get("q", "")
+    space, language = _filters(request)
+    htmx = bool(request.htmx)
+    if as_you_type.request_kind(htmx=htmx, trigger=None, typing_path=True) != as_you_type.LIGHT:
+        return redirect(_search_url(q=query, space=space, lang=language))  # opened as a page
+    sequence = as_you_type.parse_sequence(request.GET.get("seq"))
+    if (
+        as_you_type.client_gone(request.META)
+        or as_you_type.superseded(session_key=request.session.session_key or "", sequence=sequence)
+        or not allow(f"typing:{request.user.pk}", as_you_type.TYPING_RATE_LIMIT)
+    ):
+        return HttpResponse(status=204)
+    with as_you_type.typing_slot() as admitted:
+        if not admitted:
+            return HttpResponse(status=204)
+        matches = prefix_matches(user=request.user, text=query, space=space, language=language)
+    context = {"q": query, "matches": matches, "search_url": _search_url(q=query, space=space, lang=language)}
+    return render(request, "search/_typing.html", context)
 
 
 def _log_search(request: HttpRequest, result: Any, query: str, page_number: int) -> str | None:
@@ -147,13 +181,15 @@ def _suggestion_context(request: HttpRequest, result: Any, query: str, space: st
 
 
 def _is_typing(request: HttpRequest) -> bool:
-    """A search-as-you-type fragment: sent by the search box itself (id "q") on a pause in typing.
+    """The full list sent when typing pauses longer (search/as_you_type.py has the rule).
 
     It answers from what is at hand and never starts an LLM call (query translation, Ask's
-    written answer): a pause in typing is not a question asked. Submitting the form (Enter),
-    links, pagination and full pages are searches someone asked for.
+    written answer) nor is logged: a pause in typing is not a question asked. Submitting the
+    form (Enter), links, pagination and full pages are searches someone asked for.
     """
-    return bool(request.htmx) and request.htmx.trigger == "q"
+    trigger = request.htmx.trigger if request.htmx else None
+    kind = as_you_type.request_kind(htmx=bool(request.htmx), trigger=trigger, typing_path=False)
+    return kind == as_you_type.PAUSE
 
 
 def _result_context(result: Any, query: str, space: str, language: str, *, typing: bool = False) -> dict[str, Any]:

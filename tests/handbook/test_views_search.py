@@ -22,7 +22,8 @@ def test_full_page_has_layout_and_search_as_you_type_input(client, handbook):
     client.force_login(handbook.reader)
     html = client.get("/search/?q=screen").content.decode()
     assert "<html" in html and 'id="results"' in html
-    assert 'hx-trigger="input changed delay:300ms"' in html  # Enter submits the form (a submitted search)
+    assert 'hx-trigger="input changed delay:150ms"' in html  # the light list (search/as_you_type.py)
+    assert 'hx-trigger="input changed delay:1000ms from:#q"' in html  # the full list on a longer pause
     assert 'hx-push-url="true"' in html
     assert "Remote work" in html
     assert 'href="/spaces/hr/remote-work/#equipment"' in html  # opens at the passage

@@ -1,0 +1,100 @@
+"""Search-as-you-type requests: which path a request takes, and when one is not worth answering.
+
+The rule, as the search box in templates/base.html sends it:
+- a short pause in typing (its ``delay:``) sends the box's own request to ``/search/typing/``: the
+  light path, titles and headings by prefix (``search/retrieval/prefix.py``), a few milliseconds;
+- a longer pause (the ``#q-pause`` element, ``delay:`` a second) sends the full hybrid list to
+  ``/search/``, still as typing: no LLM call, nothing logged (``search/views.py``);
+- Enter (the form), links, pagination and full pages are searches someone asked for.
+
+A light request is dropped (204, htmx swaps nothing) when a newer keystroke of the same session has
+already been seen, when the browser has gone (htmx aborted it while it queued), or when this process
+already works on ``TYPING_SLOTS`` of them: typing then never holds every thread a submitted search
+needs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.core.cache import cache
+
+LIGHT, PAUSE, SUBMITTED = "light", "pause", "submitted"
+BOX_ID = "q"  # the search box: its own requests are the light path
+PAUSE_ID = "q-pause"  # the element that sends the full list when typing pauses longer
+# At most this many light requests at work per process: scripts/run.sh runs 4 threads a worker, so
+# two are always free for submitted searches. Past it a keystroke is answered 204 at once: the next
+# keystroke, or the pause's full list, comes soon anyway.
+TYPING_SLOTS = 2
+SEQUENCE_SECONDS = 120  # a session's latest keystroke number is kept this long after its last one
+TYPING_RATE_LIMIT = "600/m"  # per person; a fast typist sends ~5 a second, a script far more
+
+
+def request_kind(*, htmx: bool, trigger: str | None, typing_path: bool) -> str:
+    """Which path a search request takes (the rule above)."""
+    if typing_path:
+        return LIGHT if htmx else SUBMITTED  # the typing URL opened as a page: the search it stands for
+    if htmx and trigger in (BOX_ID, PAUSE_ID):
+        return PAUSE  # BOX_ID: a page loaded before the light path existed still sends its box here
+    return SUBMITTED
+
+
+def parse_sequence(value: str | None) -> int | None:
+    """The browser's keystroke number (static/js/app.js), or None when absent or not a number."""
+    return int(value) if value and value.isdigit() and len(value) <= 16 else None
+
+
+def superseded(*, session_key: str, sequence: int | None) -> bool:
+    """Record keystroke ``sequence`` of a session; True when a newer one has been seen already.
+
+    Requests of one person reach different workers and threads, so an older keystroke can start
+    after a newer one (it waited in another queue): it answers at once instead of doing the work.
+    Read then write, not atomic: two keystrokes racing each other both do the work, no harm done.
+    """
+    if sequence is None or not session_key:
+        return False
+    key = "typing-seq:" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
+    try:
+        latest = cache.get(key)
+        if isinstance(latest, int) and latest > sequence:
+            return True
+        cache.set(key, sequence, SEQUENCE_SECONDS)
+    except Exception:  # the cache is down: do the work rather than drop everyone's typing
+        return False
+    return False
+
+
+def client_gone(meta: dict[str, Any]) -> bool:
+    """True when the browser closed the connection (htmx aborts a request a newer one replaces).
+
+    gunicorn hands its socket to the application (``gunicorn.socket``); a peek that reads the end
+    of the stream means nobody waits for the answer. Other servers give no socket: never gone.
+    """
+    sock = meta.get("gunicorn.socket")
+    if sock is None:
+        return False
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, InterruptedError):
+        return False  # connected, nothing more sent: the usual case
+    except OSError:
+        return True
+
+
+_slots = threading.BoundedSemaphore(TYPING_SLOTS)
+
+
+@contextmanager
+def typing_slot() -> Iterator[bool]:
+    """A slot for one light request in this process, if one is free (never waits)."""
+    admitted = _slots.acquire(blocking=False)
+    try:
+        yield admitted
+    finally:
+        if admitted:
+            _slots.release()

@@ -1,0 +1,169 @@
+"""Search-as-you-type: page titles and headings that hold the words typed so far, by prefix.
+
+Not a search: no embedding, no statistics, no fusion. Two small statements over the prefix
+indexes of ``search/migrations/0020_typing_prefix.py``, each testing the reader's visible pages
+(``visible_pages``, the full search's set and SQL forms) before ranking and ``LIMIT``. The order
+depends only on the row itself (how many typed words it holds, its length), never on other
+pages, so nothing hidden can move what a reader sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+
+from core.db_router import read_connection
+from core.languages import ALL_STOPWORDS
+from core.text import words
+from search.indexing.chunking import HEADING_SEPARATOR
+from search.retrieval.keyword import pages_way_in
+from search.retrieval.visibility import VisiblePages, visible_pages
+
+MAX_TERMS = 6  # the words a typed line is matched on (more only slows the statement down)
+MIN_PREFIX = 2  # a one-letter prefix matches most of the index: the line waits for a second letter
+# Rows ranked at most per list: those holding every word first, then those holding any. Past it, a
+# very common prefix ranks an arbitrary (but readable) sample, which the next letter narrows.
+ALL_WORDS_CANDIDATES = 60
+ANY_WORD_CANDIDATES = 240
+TITLES = 5
+HEADINGS = 5
+
+
+@dataclass(frozen=True)
+class PrefixHit:
+    page_id: int
+    title: str
+    url: str
+    heading: str = ""  # the matched heading (its innermost part); "" for a title
+
+
+@dataclass(frozen=True)
+class PrefixMatches:
+    terms: list[str] = field(default_factory=list)
+    pages: list[PrefixHit] = field(default_factory=list)
+    headings: list[PrefixHit] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.pages or self.headings)
+
+
+def typed_terms(text: str) -> list[str]:
+    """The words to match, folded as the index folds them; the last one is being typed.
+
+    Stop-words go (of any handbook language: "how do I" matches nothing useful) unless the line
+    has nothing else, and a last word too short to narrow anything waits for its next letter. The
+    last word is kept even when it is a stop-word so far ("le" on its way to "leave").
+    """
+    typed = words(text[:300])
+    if not typed:
+        return []
+    *done, last = typed
+    kept = [w for w in done if w not in ALL_STOPWORDS and len(w) > 1] or [w for w in done if len(w) > 1]
+    if len(last) >= MIN_PREFIX:
+        kept.append(last)
+    return list(dict.fromkeys(w[:50] for w in kept))[-MAX_TERMS:]
+
+
+def _tsquery(terms: list[str], operator: str) -> str:
+    # Terms are letters and digits only (``words``): quoting is all a tsquery needs.
+    return f" {operator} ".join(f"'{term}':*" for term in terms)
+
+
+def prefix_matches(*, user: Any, text: str, space: str = "", language: str = "") -> PrefixMatches:
+    """Titles and headings of pages ``user`` may read that hold the typed words (see ``typed_terms``)."""
+    terms = typed_terms(text)
+    if not terms:
+        return PrefixMatches()
+    visible = visible_pages(user)
+    if not visible:
+        return PrefixMatches(terms=terms)
+    with read_connection().cursor() as cursor:
+        pages = _titles(cursor, terms, visible, space, language)
+        headings = _headings(cursor, terms, visible, space, language)
+    return PrefixMatches(terms=terms, pages=pages, headings=headings)
+
+
+def _filters(space: str, language: str, language_column: str) -> tuple[str, list[Any]]:
+    sql, params = "", []
+    if space:
+        sql += " AND p.space_id = (SELECT id FROM handbook_space WHERE slug = %s)"
+        params.append(space)
+    if language:
+        sql += f" AND {language_column} = %s"
+        params.append(language)
+    return sql, params
+
+
+def _ranked(select: str, vector: str, where: str, params: list[Any], terms: list[str]) -> tuple[str, list[Any]]:
+    """The rows holding every word, then those holding any, each capped; with ``held``, the count of
+    words each holds. ``vector`` is the indexed expression (the way in); ``where`` tests visibility."""
+    every, any_ = _tsquery(terms, "&"), _tsquery(terms, "|")
+    return (
+        f"""
+        WITH cand AS (
+            (SELECT {select}, {vector} AS v {where} AND {vector} @@ to_tsquery('simple', %s)
+             LIMIT {ALL_WORDS_CANDIDATES})
+            UNION
+            (SELECT {select}, {vector} AS v {where} AND {vector} @@ to_tsquery('simple', %s)
+             LIMIT {ANY_WORD_CANDIDATES})
+        )
+        SELECT cand.*, (SELECT count(*) FROM unnest(%s::tsquery[]) t WHERE cand.v @@ t) AS held FROM cand
+        """,  # noqa: S608 - our own SQL; values are parameters
+        [*params, every, *params, any_, [f"'{term}':*" for term in terms]],
+    )
+
+
+def _titles(cursor: Any, terms: list[str], visible: VisiblePages, space: str, language: str) -> list[PrefixHit]:
+    # A reader of few pages: their ids are the way in (primary key); otherwise the title index.
+    visible_sql, visible_params = visible.clause("p.id" if pages_way_in(visible) else "(p.id + 0)")
+    filter_sql, filter_params = _filters(space, language, "p.language")
+    sql, params = _ranked(
+        "p.id, p.title, p.slug, s.slug AS space_slug",
+        "to_tsvector('simple', search_fold(p.title))",
+        f"FROM handbook_page p JOIN handbook_space s ON s.id = p.space_id"
+        f" WHERE NOT p.is_template AND {visible_sql}{filter_sql}",
+        [*visible_params, *filter_params],
+        terms,
+    )
+    cursor.execute(
+        f"SELECT id, title, slug, space_slug FROM ({sql}) ranked ORDER BY held DESC, length(title), id LIMIT %s",  # noqa: S608
+        [*params, TITLES],
+    )
+    return [PrefixHit(pid, title, _page_url(space_slug, slug)) for pid, title, slug, space_slug in cursor.fetchall()]
+
+
+def _headings(cursor: Any, terms: list[str], visible: VisiblePages, space: str, language: str) -> list[PrefixHit]:
+    visible_sql, visible_params = visible.clause("c.page_id" if pages_way_in(visible) else "(c.page_id + 0)")
+    filter_sql, filter_params = _filters(space, language, "c.language")
+    sql, params = _ranked(
+        "c.page_id, c.ordinal, c.heading, c.anchor, p.title, p.slug, s.slug AS space_slug",
+        "to_tsvector('simple', search_fold(c.heading))",
+        "FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id JOIN handbook_space s ON s.id = p.space_id"
+        f" WHERE c.heading <> '' AND {visible_sql}{filter_sql}",
+        [*visible_params, *filter_params],
+        terms,
+    )
+    # A heading split over several chunks is one hit (its first chunk); then the best of them.
+    cursor.execute(
+        f"""
+        SELECT page_id, heading, anchor, title, slug, space_slug FROM (
+            SELECT DISTINCT ON (page_id, anchor) * FROM ({sql}) ranked ORDER BY page_id, anchor, ordinal
+        ) one ORDER BY held DESC, length(heading), page_id, ordinal LIMIT %s
+        """,  # noqa: S608 - our own SQL
+        [*params, HEADINGS],
+    )
+    return [
+        PrefixHit(
+            pid,
+            title,
+            f"{_page_url(space_slug, slug)}#{anchor}" if anchor else _page_url(space_slug, slug),
+            heading.rsplit(HEADING_SEPARATOR, 1)[-1],
+        )  # fmt: skip
+        for pid, heading, anchor, title, slug, space_slug in cursor.fetchall()
+    ]
+
+
+def _page_url(space_slug: str, page_slug: str) -> str:
+    return reverse("page_detail", kwargs={"space_slug": space_slug, "page_slug": page_slug})

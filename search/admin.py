@@ -9,7 +9,7 @@ from django.urls import path
 
 from handbook.models import Page
 from search.indexing.embedders import active_model_name
-from search.models import AskLog, Chunk, IndexState, LexiconWord
+from search.models import AskLog, Chunk, IndexState, LexiconWord, QuoteRankerFit, VerifiedAnswer
 
 
 def index_overview() -> dict[str, object]:
@@ -113,6 +113,33 @@ class AskLogAdmin(admin.ModelAdmin):
     list_filter = ["mode", "helpful", "language"]
     search_fields = ["question", "comment"]
     readonly_fields = [f.name for f in AskLog._meta.fields]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(QuoteRankerFit)
+class QuoteRankerFitAdmin(admin.ModelAdmin):
+    """Ask's quote ranker as verified answers refitted it: read only (a task refits it)."""
+
+    list_display = ("model", "in_use", "fitted_at")
+    readonly_fields = ("model", "in_use", "weights", "report", "fitted_at")
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(VerifiedAnswer)
+class VerifiedAnswerAdmin(admin.ModelAdmin):
+    """Editors verify answers from Ask and Insights; admins can read and remove them here."""
+
+    list_display = ("question", "kind", "space", "page", "editor", "verified_at")
+    list_filter = ("kind", "space")
+    search_fields = ("question",)
+    readonly_fields = ("kind", "question", "language", "space", "page", "revision", "units", "editor", "verified_at")
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db import transaction
 
 
 class SearchConfig(AppConfig):
@@ -10,6 +11,7 @@ class SearchConfig(AppConfig):
         from handbook.markdown_import import export_parts
         from search import services
         from search.verified import digest, transfer
+        from search.verified import services as verified_services
 
         page_work.register(
             page_work.PageWork(
@@ -41,3 +43,11 @@ class SearchConfig(AppConfig):
         digest.register()
         # A space export carries the space's verified answers (those its exporter may read).
         export_parts.register("verified answers", transfer.space_export_part)
+        # Ask's quote ranker learns from verified answers: refitted off the request once they change.
+        verified_services.answers_changed.connect(_refit_quote_ranker, dispatch_uid="refit_quote_ranker")
+
+
+def _refit_quote_ranker(**_kwargs: object) -> None:
+    from search.tasks import refit_quote_ranker  # tasks import models: not before the registry is ready
+
+    transaction.on_commit(refit_quote_ranker.delay)

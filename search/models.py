@@ -346,3 +346,20 @@ class VerifiedQuestion(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+
+class QuoteRankerFit(models.Model):
+    """Ask's quote ranker refitted from verified answers, one per embedding model (its similarities
+    are on that model's scale): weights over the units' features, and the fit report admins read
+    (``search/ask/quote_learning.py``)."""
+
+    model = models.CharField(max_length=200, unique=True)
+    weights = models.JSONField(default=dict)
+    report = models.JSONField(default=dict)
+    in_use = models.BooleanField(
+        default=False, help_text="Enough answers, and better than the shipped ranker held out."
+    )
+    fitted_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.model} ({'in use' if self.in_use else 'not used'})"

@@ -102,3 +102,11 @@ def fetch_query_translation(text: str, source: str, target: str, user_id: int | 
     from search.retrieval.query_translation import translation_fetch
 
     return translation_fetch(text=text, source=source, target=target, user_id=user_id)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def refit_quote_ranker() -> None:
+    """Ask's quote ranker learns again from the verified answers (``search/ask/quote_learning.py``)."""
+    from search.ask.quote_learning import quote_ranker_fit
+
+    quote_ranker_fit()

@@ -26,6 +26,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -49,6 +50,7 @@ from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cac
 from search.ask.extractive import select_quotes
 from search.ask.grounding import MARKER, UnsupportedAnswer, grounded
 from search.ask.passages import Passage, embedder_for, passages_for
+from search.ask.quote_learning import learnt_order
 from search.ask.replies import Answer, AskError, citation, no_answer
 from search.ask.stream_gate import gate_for
 from search.retrieval import parallel
@@ -95,7 +97,9 @@ def validate_question(question: str) -> str:
 
 
 def extractive_answer(question: str, language: str, passages: list[Passage], notice: str = "") -> Answer:
-    selection = select_quotes(question, language, passages, *_question_vector(question, passages))
+    vector, embedder = _question_vector(question, passages)
+    reorder = partial(learnt_order, model=embedder.model_name) if embedder is not None else None
+    selection = select_quotes(question, language, passages, vector, embedder, reorder=reorder)
     if not selection.answerable:
         answer = no_answer(question, language)
         answer.notice = notice

@@ -32,7 +32,7 @@ import contextvars
 import logging
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,7 +95,7 @@ class Quote:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
     unit: Unit
     passage: Passage
     rank: int
@@ -158,21 +158,21 @@ def _translation(question: str, source: str, target: str) -> str:
         return ""
 
 
-def candidates(question: str, language: str, passages: list[Passage]) -> list[_Candidate]:
+def candidates(question: str, language: str, passages: list[Passage]) -> list[Candidate]:
     """Every quotable unit of the passages with its word and kind scores, best first."""
     units = passage_units(passages)
-    pool: list[_Candidate] = []
+    pool: list[Candidate] = []
     seen: set[str] = set()
     for rank, passage in enumerate(passages):
         for unit in units.get(passage.number, []):
             if unit.filler or unit.text in seen or len(unit.text.split()) < MIN_WORDS:
                 continue
             seen.add(unit.text)
-            pool.append(_Candidate(unit, passage, rank, other_language=passage.language != language))
+            pool.append(Candidate(unit, passage, rank, other_language=passage.language != language))
     if not pool:  # nothing but filler: better than nothing
         for rank, passage in enumerate(passages):
             pool.extend(
-                _Candidate(u, passage, rank, other_language=passage.language != language)
+                Candidate(u, passage, rank, other_language=passage.language != language)
                 for u in units.get(passage.number, [])
                 if u.text not in seen
             )
@@ -211,9 +211,9 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[_C
     return pool
 
 
-def _score_by_meaning(
-    question_vector: Sequence[float], pool: list[_Candidate], shortlist: list[_Candidate], embedder: Embedder
-) -> list[_Candidate]:
+def score_by_meaning(
+    question_vector: Sequence[float], pool: list[Candidate], shortlist: list[Candidate], embedder: Embedder
+) -> list[Candidate]:
     """Similarity to the question for every unit whose vector is stored, and for the shortlist (embedded
     now when not stored: a page saved a moment ago); those compete, the shortlist first."""
     stored = stored_unit_vectors([(c.passage.chunk_id, c.unit.text) for c in pool], embedder.model_name)
@@ -226,7 +226,7 @@ def _score_by_meaning(
 
 def _cosines(
     question_vector: Sequence[float],
-    units: list[_Candidate],
+    units: list[Candidate],
     embedder: Embedder,
     stored: dict[tuple[int, str], list[float]],
 ) -> list[float]:
@@ -278,7 +278,7 @@ def last_best_unit() -> dict[str, Any]:
     return dict(_LAST_BEST.get({}))
 
 
-def answerability_score(unit: _Candidate, language: str) -> float:
+def answerability_score(unit: Candidate, language: str) -> float:
     if unit.passage.language == language or unit.similarity is None:
         return unit.score
     by_meaning = MIN_ANSWER_SCORE + SIMILARITY_WEIGHT * (unit.similarity - OTHER_LANGUAGE_MIN_SIMILARITY)
@@ -291,8 +291,9 @@ def select_quotes(
     passages: list[Passage],
     question_vector: Sequence[float] | None = None,
     embedder: Embedder | None = None,
+    reorder: Callable[[list[Candidate]], None] | None = None,
 ) -> Selection:
-    """The units to quote and the answerability score of the best one."""
+    """The units to quote and the answerability score of the best one (``reorder``: quote_learning.py)."""
     if not passages:
         return Selection([], None)
     pool = candidates(question, language, passages)
@@ -308,25 +309,27 @@ def select_quotes(
     scored = False
     if question_vector is not None and embedder is not None:
         try:
-            shortlist = _score_by_meaning(question_vector, pool, shortlist, embedder)
+            shortlist = score_by_meaning(question_vector, pool, shortlist, embedder)
             scored = True
         except Exception as exc:  # a provider hiccup must not turn answers into refusals
             logger.warning("unit embedding failed, words decide: %s", exc)
     shortlist.sort(key=lambda c: -c.score)
+    if reorder is not None and scored:  # a learnt order of the compared units; answerability stays as shipped
+        reorder(shortlist)
     best = shortlist[0]
     chosen = [best]
-    words = _word_count(best.unit.text)
+    words = len(best.unit.text.split())
     following = _following(best, pool)
-    if following is not None and words + _word_count(following.unit.text) <= MAX_WORDS:
+    if following is not None and words + len(following.unit.text.split()) <= MAX_WORDS:
         chosen.append(following)
-        words += _word_count(following.unit.text)
+        words += len(following.unit.text.split())
     for c in shortlist[1:]:
         if len(chosen) >= MAX_QUOTES or c.score < best.score - EXTRA_QUOTE_MARGIN:
             break
-        if c in chosen or words + _word_count(c.unit.text) > MAX_WORDS:
+        if c in chosen or words + len(c.unit.text.split()) > MAX_WORDS:
             continue
         chosen.append(c)
-        words += _word_count(c.unit.text)
+        words += len(c.unit.text.split())
     _quote_the_other_language(best, chosen, shortlist, language)
     chosen.sort(key=lambda c: (c is not best, c.rank, c.unit.position))
     quotes = _quotes(chosen)
@@ -340,7 +343,7 @@ def select_quotes(
 
 
 def _quote_the_other_language(
-    best: _Candidate, chosen: list[_Candidate], shortlist: list[_Candidate], language: str
+    best: Candidate, chosen: list[Candidate], shortlist: list[Candidate], language: str
 ) -> None:
     """When every quote is in the question's language, the best unit of a page in another language
     takes the last place if it is nearly as close to the question: a bilingual handbook often
@@ -354,11 +357,11 @@ def _quote_the_other_language(
     if other.similarity + CROSS_LANGUAGE_OFFSET < best.similarity - OTHER_LANGUAGE_QUOTE_MARGIN:
         return
     kept = chosen[: MAX_QUOTES - 1]  # the weakest of the extra quotes gives way, but only to a quote that fits
-    if sum(_word_count(c.unit.text) for c in kept) + _word_count(other.unit.text) <= MAX_WORDS:
+    if sum(len(c.unit.text.split()) for c in kept) + len(other.unit.text.split()) <= MAX_WORDS:
         chosen[:] = [*kept, other]
 
 
-def _quotes(chosen: list[_Candidate]) -> list[Quote]:
+def _quotes(chosen: list[Candidate]) -> list[Quote]:
     """Quotes of the chosen units; a list's lead-in is quoted once, before its first item."""
     quotes: list[Quote] = []
     leads: set[str] = set()
@@ -373,7 +376,7 @@ def _quotes(chosen: list[_Candidate]) -> list[Quote]:
     return quotes
 
 
-def _following(best: _Candidate, pool: list[_Candidate]) -> _Candidate | None:
+def _following(best: Candidate, pool: list[Candidate]) -> Candidate | None:
     """The unit after the best one in the same passage and section, if it can be quoted."""
     if best.unit.kind == "row":  # the next row is another case, not a continuation
         return None
@@ -386,10 +389,6 @@ def _following(best: _Candidate, pool: list[_Candidate]) -> _Candidate | None:
         ):
             return c
     return None
-
-
-def _word_count(text: str) -> int:
-    return len(text.split())
 
 
 def _cap(text: str) -> str:

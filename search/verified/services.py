@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -18,6 +19,9 @@ from search.verified.selectors import VerifiedReply, verified_reply
 from search.verified.wording import clean_question, fold, question_vector, unit_hash
 
 logger = logging.getLogger(__name__)
+
+# Sent after verified answers are added, verified again or withdrawn (Ask's quote ranker learns from them).
+answers_changed = Signal()
 
 MAX_UNITS = 12  # an answer is a few sentences or one section, not a page
 MAX_WORDINGS = 50  # readers' paraphrases remembered per answer (the oldest stay: they taught it first)
@@ -89,6 +93,7 @@ def verify_answer(
         verified_at=timezone.now(),
     )
     _remember(verified, question, asked=False)
+    answers_changed.send(sender=VerifiedAnswer)
     return verified
 
 
@@ -131,6 +136,7 @@ def verify_again(*, editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
     verified.editor = editor
     verified.verified_at = timezone.now()
     verified.save(update_fields=["revision", "units", "editor", "verified_at"])
+    answers_changed.send(sender=VerifiedAnswer)
     return verified
 
 
@@ -138,6 +144,7 @@ def withdraw(*, editor: Any, verified: VerifiedAnswer) -> None:
     if not can_edit_space(editor, verified.space):
         raise VerifyError(_("You can withdraw answers only in spaces you edit."))
     verified.delete()
+    answers_changed.send(sender=VerifiedAnswer)
 
 
 def remember_wording(*, verified_id: int, question: str, vector: Any, model: str) -> None:

@@ -22,7 +22,7 @@ from django.utils.dateparse import parse_datetime
 from handbook.models import Page, Revision, Space
 from handbook.permissions import can_edit_space
 from search.models import VerifiedAnswer
-from search.verified.services import remember_wordings
+from search.verified.services import answers_changed, remember_wordings
 from search.verified.wording import clean_question, fold
 
 TYPE = "verified_answer"
@@ -139,6 +139,8 @@ def verified_import(rows: Iterable[tuple[int, Any]]) -> dict[str, int]:
         wordings = [(item["question"], False)] + [(str(w["text"]), bool(w.get("asked"))) for w in item["wordings"]]
         remember_wordings(verified, wordings)
         created += 1
+    if created:
+        answers_changed.send(sender=VerifiedAnswer)
     return {"imported": created, "skipped": skipped}
 
 

@@ -33,7 +33,7 @@ def _passage(number: int, language: str) -> Passage:
 
 def _candidate(text: str, passage: Passage, *, words: float, similarity: float, question_language: str = "fr"):  # type: ignore[no-untyped-def]
     unit = Unit(text, "sentence", "", "", text)
-    return extractive._Candidate(
+    return extractive.Candidate(
         unit, passage, 0, words=words, similarity=similarity, other_language=passage.language != question_language
     )
 

@@ -1,0 +1,195 @@
+"""Ask's quote ranker, refitted from verified answers.
+
+An editor's verified answer says which units of a page answer a question. Every such pick is a
+lesson for the quote ranker (``search/ask/extractive.py``): among the units of that page, the
+picked ones should rank first. A logistic regression over each unit's features — the shipped
+score itself, its word score, kind-of-thing-asked score, similarity to the question, whether it
+opens its section, where it sits in its section — learns from the picks; with the shipped score among
+the features and L2 regularisation, few picks leave the shipped order nearly as it is.
+
+- **No side channel.** Only picks on pages every active member of staff may read teach it, so the
+  learnt order (one for everybody) is a function of content everyone may read. A page that gets
+  restricted drops out at the next fit.
+- **Used only when it helps.** It serves once ``MIN_ANSWERS`` verified answers teach it, and only
+  when, held out (each answer left out in turn), its first unit is a picked one at least as often
+  as the shipped ranker's. The fit report says both figures.
+- **Only the order.** Whether the passages answer at all stays the shipped decision.
+- Refitted by a task after verified answers change; one fit per embedding model.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db.models import F
+from sklearn.linear_model import LogisticRegression
+
+from handbook.models import Page
+from handbook.permissions import user_group_ids
+from search.ask.extractive import Candidate, candidates, score_by_meaning
+from search.ask.passages import Passage
+from search.indexing.model_switch import query_embedder
+from search.models import Chunk, QuoteRankerFit, VerifiedAnswer
+from search.verified.wording import question_vector, unit_hash
+
+logger = logging.getLogger(__name__)
+
+FEATURES = ("shipped", "words", "kind", "similarity", "has_similarity", "opening", "early_in_section")
+# Below this many verified answers a refit is not trusted over the shipped ranker: each answer
+# is one question, and a handful of questions is one editor's habits, not the handbook's.
+MIN_ANSWERS = 20
+RELOAD_S = 60.0
+
+
+def features(c: Candidate) -> list[float]:
+    return [
+        c.score,
+        c.words,
+        c.kind,
+        c.similarity if c.similarity is not None else 0.0,
+        1.0 if c.similarity is not None else 0.0,
+        1.0 if c.unit.section_index == 0 else 0.0,
+        1.0 / (1 + c.unit.section_index),
+    ]
+
+
+def pages_everyone_reads() -> set[int]:
+    """Published pages every active, non-superuser account may read (one query per distinct set of groups)."""
+    ids = set(Page.objects.published().values_list("pk", flat=True))
+    seen: set[frozenset[int]] = set()
+    for user in get_user_model().objects.filter(is_active=True, is_superuser=False).iterator():
+        groups = frozenset(user_group_ids(user))
+        if groups in seen:
+            continue
+        seen.add(groups)
+        ids &= set(Page.objects.visible_to(user).filter(pk__in=ids).values_list("pk", flat=True))
+        if not ids:
+            break
+    return ids
+
+
+def _page_passages(page: Page, vector: list[float] | None) -> list[Passage]:
+    chunks = Chunk.objects.filter(page=page, revision_id=page.published_revision_id).order_by("ordinal")
+    return [
+        Passage(
+            number=i + 1,
+            passage_id=f"p-{c.content_hash[:12]}",
+            chunk_id=c.pk,
+            page_id=page.pk,
+            ref=page.ref,
+            title=page.title,
+            url=page.get_absolute_url(),
+            anchor=c.anchor,
+            heading=c.heading,
+            text=c.text,
+            language=c.language,
+            revision_id=c.revision_id,
+            revision_number=page.published_revision.number,
+            content_hash=c.content_hash,
+            score=1.0,
+            vector_distance=None,
+            keyword_rank=None,
+            question_vector=vector,
+            space_id=page.space_id,
+        )
+        for i, c in enumerate(chunks)
+    ]
+
+
+def lesson(verified: VerifiedAnswer, embedder: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The features of every quotable unit of the verified page, and which ones the editor picked."""
+    page = verified.page
+    vector, _model = question_vector(verified.question) if embedder is not None else (None, "")
+    passages = _page_passages(page, vector)
+    pool = candidates(verified.question, verified.language, passages) if passages else []
+    if not pool:
+        return None
+    if vector is not None and embedder is not None:
+        score_by_meaning(vector, pool, pool, embedder)
+    picked = {row["hash"] for row in verified.units}
+    labels = np.asarray([unit_hash(c.unit.text) in picked for c in pool], dtype=np.int8)
+    if not labels.any() or labels.all():
+        return None
+    return np.asarray([features(c) for c in pool], dtype=np.float64), labels
+
+
+def _fit(lessons: list[tuple[np.ndarray, np.ndarray]]) -> LogisticRegression:
+    x = np.vstack([f for f, _ in lessons])
+    y = np.concatenate([labels for _, labels in lessons])
+    return LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit(x, y)
+
+
+def _first_is_picked(lessons: list[tuple[np.ndarray, np.ndarray]], score: Callable[[np.ndarray], np.ndarray]) -> float:
+    hits = [labels[int(np.argmax(score(f)))] for f, labels in lessons]
+    return float(np.mean(hits)) if hits else 0.0
+
+
+def quote_ranker_fit() -> QuoteRankerFit | None:
+    """Refit the ranker for the serving embedding model from the verified answers everyone may read."""
+    started = time.monotonic()
+    embedder = query_embedder()
+    model = embedder.model_name if embedder is not None else ""
+    everyone = pages_everyone_reads()
+    answers = VerifiedAnswer.objects.filter(
+        kind=VerifiedAnswer.Kind.ANSWER, page_id__in=everyone, revision_id=F("page__published_revision_id")
+    ).select_related("page__published_revision")
+    lessons = [found for verified in answers if (found := lesson(verified, embedder)) is not None]
+    shipped = _first_is_picked(lessons, lambda f: f[:, 0])
+    learnt_held_out = 0.0
+    if len(lessons) >= 2:
+        hits = []
+        for i, (f, labels) in enumerate(lessons):
+            others = lessons[:i] + lessons[i + 1 :]
+            hits.append(labels[int(np.argmax(_fit(others).decision_function(f)))])
+        learnt_held_out = float(np.mean(hits))
+    report: dict[str, Any] = {
+        "answers": len(lessons),
+        "units": int(sum(len(labels) for _f, labels in lessons)),
+        "features": list(FEATURES),
+        "held_out_first_unit_picked": {"shipped": round(shipped, 3), "learnt": round(learnt_held_out, 3)},
+        "min_answers": MIN_ANSWERS,
+        "rule": "picks on pages every active account may read",
+        "seconds": round(time.monotonic() - started, 2),
+    }
+    weights: dict[str, Any] = {}
+    if len(lessons) >= 2:
+        fitted = _fit(lessons)
+        weights = {"coef": fitted.coef_[0].round(6).tolist(), "intercept": float(fitted.intercept_[0])}
+        report["weights"] = dict(zip(FEATURES, weights["coef"], strict=True))
+    in_use = bool(weights) and len(lessons) >= MIN_ANSWERS and learnt_held_out >= shipped
+    fit, _created = QuoteRankerFit.objects.update_or_create(
+        model=model, defaults={"weights": weights, "report": report, "in_use": in_use}
+    )
+    _loaded.clear()
+    logger.info("quote ranker refitted for %s: %s", model or "no embedder", report)
+    return fit
+
+
+_loaded: dict[str, tuple[float, np.ndarray | None]] = {}
+
+
+def learnt_weights(model: str) -> np.ndarray | None:
+    """The in-use weights for ``model`` (re-read every ``RELOAD_S``), or None: the shipped order."""
+    now = time.monotonic()
+    cached = _loaded.get(model)
+    if cached is not None and now - cached[0] < RELOAD_S:
+        return cached[1]
+    row = QuoteRankerFit.objects.filter(model=model, in_use=True).values_list("weights", flat=True).first()
+    coef = np.asarray(row["coef"], dtype=np.float64) if row and row.get("coef") else None
+    _loaded[model] = (now, coef)
+    return coef
+
+
+def learnt_order(shortlist: list[Candidate], model: str) -> None:
+    """Sort ``shortlist`` best first by the learnt ranker, when one is in use for ``model``."""
+    coef = learnt_weights(model)
+    if coef is None or len(coef) != len(FEATURES) or not shortlist:
+        return
+    scores = np.asarray([features(c) for c in shortlist]) @ coef
+    order = np.argsort(-scores, kind="stable")
+    shortlist[:] = [shortlist[i] for i in order]

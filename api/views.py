@@ -154,7 +154,8 @@ def ask(request: HttpRequest, body: AskIn) -> Any:
 
 @api.post("/ask/stream", response={200: None, **ERRORS}, summary="Ask a question, streamed")
 def ask_stream(request: HttpRequest, body: AskIn) -> Any:
-    """Server-sent events: `delta` events carry unchecked text as the model writes it; the last event is
+    """Server-sent events: first `verified` when an editor's verified answer matches (its JSON, as in
+    `done`), then `delta` events carry unchecked text as the model writes it; the last event is
     `done` with the checked answer (the same JSON as `POST /ask`) or `error` with a `detail`."""
     from search.ask.answers import AskError, stream_answer, validate_question
 
@@ -169,6 +170,8 @@ def ask_stream(request: HttpRequest, body: AskIn) -> Any:
         for event in stream_answer(user=user, question=question):
             if event["type"] == "delta":
                 yield _sse("delta", {"text": event["text"]})
+            elif event["type"] == "verified":
+                yield _sse("verified", event["verified"].as_json())
             elif event["type"] == "done":
                 yield _sse("done", event["answer"].as_json())
             elif event["type"] == "error":

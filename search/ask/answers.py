@@ -291,6 +291,8 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
     language = detect_language(question)
     retrieval, passages = passages_for(question, user)
     verified = verified_for_asker(user, question, retrieval.query_vector, retrieval.embedder)
+    if verified is not None:  # shown while the model writes
+        yield {"type": "verified", "verified": verified}
     if not _uses_llm(use_llm) or not passages:
         answer = extractive_answer(question, language, passages) if passages else no_answer(question, language)
     else:

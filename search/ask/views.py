@@ -120,6 +120,9 @@ def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
                 for event in stream_answer(user=request.user, question=question, use_llm=use_llm):
                     if event["type"] == "delta":
                         yield _sse("delta", {"text": event["text"]})
+                    elif event["type"] == "verified":
+                        html = render_to_string("search/ask.html#verified", {"verified": event["verified"]})
+                        yield _sse("verified", {"html": html})
                     elif event["type"] == "done":
                         context = _answer_context(question, event["answer"], user=request.user)
                         html = render_to_string("search/ask.html#answer", context, request=request)

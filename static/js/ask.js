@@ -46,9 +46,18 @@
       return false;
     }
 
+    var verified = null;  // an editor's verified answer, shown above the text while it streams
+
     var handlers = {
+      "verified": function (data) {
+        verified = document.createElement("div");
+        verified.innerHTML = data.html || "";  // server-rendered, auto-escaped template
+        el.replaceChildren(verified);
+      },
       "delta": function (data) {
-        if (!text.parentNode) { el.replaceChildren(text); }
+        if (!text.parentNode) {
+          if (verified) { el.replaceChildren(verified, text); } else { el.replaceChildren(text); }
+        }
         text.textContent += data.text || "";
       },
       "done": function (data) {

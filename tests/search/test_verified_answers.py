@@ -181,3 +181,19 @@ def test_a_hidden_verified_answer_changes_nothing_a_reader_sees(world):
     after = _ask(world["reader"], question).as_json()
     assert after == before
     assert _ask(world["board_editor"], question).verified is not None  # it exists, for its readers
+
+
+@pytest.mark.django_db
+def test_a_stream_shows_the_verified_answer_before_the_text(world, client):
+    from search.ask.answers import stream_answer
+
+    _verify(world)
+    events = list(stream_answer(user=world["reader"], question="How much is the daily allowance abroad?"))
+    assert [e["type"] for e in events] == ["verified", "done"]
+    assert events[1]["answer"].verified is not None
+    client.force_login(world["reader"])
+    body = b"".join(client.post("/ask/stream/", {"q": "How much is the daily allowance abroad?"}).streaming_content)
+    assert body.startswith(b"event: verified\n") and b"Verified by erin" in body
+    client.force_login(world["board_editor"])  # no verified answer they may read: no such event
+    body = b"".join(client.post("/ask/stream/", {"q": "How much is the daily allowance abroad?"}).streaming_content)
+    assert b"event: verified" not in body

@@ -7,7 +7,7 @@ user must never receive the canary of a page they cannot read, whatever path
 they read through.
 
 Used by the fast test (tests/security/test_permission_matrix.py) and by the full proof
-(tests/security/test_prove_full.py); the export and group checks are in matrix_export/groups.py.
+(tests/security/test_prove_full.py); the export, group and typing checks are in matrix_export/groups/typing.py.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ import random
 from dataclasses import dataclass, field
 from io import StringIO
 from typing import Any
+from urllib.parse import urlencode
 
 from tests.security.matrix_export import export_findings
 from tests.security.matrix_groups import group_deletion_findings
+from tests.security.matrix_typing import typing_findings
 
 TOPIC_WORDS = ["leave", "expenses", "laptop", "password", "travel", "salary", "onboarding", "incident"]
 FRENCH_WORDS = ["congés", "frais", "ordinateur", "sécurité"]
@@ -205,6 +207,7 @@ def check_case(world: World, username: str, query: str, *, summaries: bool = Tru
     from search.ask.answers import AskError, answer_question
     from search.retrieval.pipeline import retrieve
     from search.selectors import search_pages
+    from summaries.selectors import summary_for_page
 
     user = world.users[username]
     expected = world.expected_visible(username)
@@ -256,8 +259,7 @@ def check_case(world: World, username: str, query: str, *, summaries: bool = Tru
         call_command("ask", query, user=username, json=True, stdout=out)
         for canary in _canaries_in(out.getvalue(), world, expected):
             leak("cli.ask", canary)
-
-    from summaries.selectors import summary_for_page
+    leaks += [Leak(world.seed, username, query, *found) for found in typing_findings(world, username, query)]
 
     # Summaries do not depend on the query: callers check them once per user.
     for page_id in world.pages if summaries else []:
@@ -297,8 +299,6 @@ def check_http_case(world: World, username: str, query: str, client: Any, *, pag
         for canary in _canaries_in(body, world, expected, spaces):
             leaks.append(Leak(world.seed, username, query, path, f"{url}: {canary}"))
 
-    from urllib.parse import urlencode
-
     scan("http.search", "/search/?" + urlencode({"q": query}))
     scan("http.search.hx", "/search/?" + urlencode({"q": query}))
     scan("http.ask", "/ask/", {"q": query})
@@ -329,8 +329,6 @@ def admin_urls(world: World, hidden_pages: set[int], hidden_spaces: set[str]) ->
     raw-id field pre-filled with a hidden page; the autocomplete of every foreign key; the
     change, history and delete forms of every object that belongs to a hidden page or space.
     """
-    from urllib.parse import urlencode
-
     from django.contrib import admin
     from django.db.models import ForeignKey, ManyToManyField
     from django.urls import reverse

@@ -1,0 +1,115 @@
+"""In a real browser: search as you type shows only the latest keystroke's list (search/as_you_type.py).
+
+Typing fast, each keystroke's light request replaces the one in flight (hx-sync on the form):
+the browser aborts the stale ones, and a stale one that reaches the server after a newer
+keystroke of the same session answers 204 without the work. Enter right after the last key
+sends no light list or pause list for the line it searched.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from search import as_you_type, views
+from tests.browser.conftest import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Every list the page renders, in order: the query each fragment answered.
+RECORD_LISTS = """
+window.renderedLists = [];
+new MutationObserver(function () {
+  document.querySelectorAll("#typing-list .typing-list__body:not([data-seen])").forEach(function (body) {
+    body.setAttribute("data-seen", "1");
+    window.renderedLists.push(body.getAttribute("data-typing-query"));
+  });
+}).observe(document.body, {childList: true, subtree: true});
+"""
+
+
+@pytest.fixture
+def handbook(make_user, make_space, make_page):  # type: ignore[no-untyped-def]
+    people = make_space("people", viewers=("staff",))
+    make_page(people, "Annual leave", "# Annual leave\n\n## Carrying days over\n\nFive days carry over.\n")
+    make_page(people, "Annual review", "# Annual review\n\nOnce a year with your manager.\n")
+    make_page(people, "Annual bonus (payroll only)", "# Bonus\n\nSecret.\n", restricted_to=("payroll",))
+    make_user("reader", "staff")
+
+
+def test_fast_typing_renders_only_the_latest_list(watched, live_server, handbook, monkeypatch):  # type: ignore[no-untyped-def]
+    """GIVEN each light request takes 600 ms at the server, and the first keystroke's waits a second
+    before it starts (as if queued behind other work) WHEN "annual" is typed a key every 220 ms THEN
+    the browser aborts each stale request as the next one leaves, the server drops the first one
+    (a newer keystroke of the session was seen meanwhile) and the list shows "annual" only."""
+    checks: list[tuple[int | None, bool]] = []
+    lock = threading.Lock()
+    real_superseded, real_matches = as_you_type.superseded, views.prefix_matches
+
+    def queued_then_checked(*, session_key: str, sequence: int | None) -> bool:
+        with lock:
+            first = not checks and sequence is not None
+            if first:
+                checks.append((sequence, False))  # a placeholder: this one is "queued"
+        if first:
+            time.sleep(1.0)
+        dropped = real_superseded(session_key=session_key, sequence=sequence)
+        with lock:
+            if first:
+                checks[0] = (sequence, dropped)
+            else:
+                checks.append((sequence, dropped))
+        return dropped
+
+    def slow_matches(**kwargs: Any) -> Any:
+        time.sleep(0.6)
+        return real_matches(**kwargs)
+
+    monkeypatch.setattr(as_you_type, "superseded", queued_then_checked)
+    monkeypatch.setattr(views, "prefix_matches", slow_matches)
+    page = watched.page
+    aborted: list[str] = []
+    page.on("requestfailed", lambda r: "/search/typing/" in r.url and aborted.append(r.url))
+    log_in(page, live_server.url, "reader", "pw-reader")
+    page.evaluate(RECORD_LISTS)
+
+    page.locator("#q").press_sequentially("annual", delay=220)
+    listing = page.locator("#typing-list")
+    expect(listing.locator("[data-typing-query]")).to_have_attribute("data-typing-query", "annual")
+    expect(listing.get_by_role("link", name="Annual leave", exact=True)).to_be_visible()
+    expect(listing.get_by_role("link", name="Annual review", exact=True)).to_be_visible()
+    expect(listing).not_to_contain_text("bonus")  # restricted to payroll: never named
+    assert page.evaluate("window.renderedLists") == ["annual"]
+    assert len(aborted) >= 4, aborted  # "a" … "annua": each replaced while in flight
+    # htmx reports each abort on the console (an error event); expected here, nothing else is.
+    abort_logs = [e for e in watched.console_errors if e.split(",")[0] in ("htmx:sendAbort", "htmx:afterRequest")]
+    assert len([e for e in abort_logs if e.startswith("htmx:sendAbort")]) == len(aborted)
+    watched.console_errors[:] = [e for e in watched.console_errors if e not in abort_logs]
+
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and len(checks) < 6:
+        time.sleep(0.05)
+    assert checks[0][1] is True, checks  # the queued first keystroke: dropped without the work
+    assert [dropped for _seq, dropped in checks[1:]] == [False] * (len(checks) - 1), checks
+    # The pause's full list comes a second after the last key and closes the typing list.
+    expect(page.locator("#results")).to_contain_text("Annual leave")
+    expect(listing).to_be_hidden()
+
+
+def test_enter_right_after_typing_sends_no_stale_list(watched, live_server, handbook):  # type: ignore[no-untyped-def]
+    """GIVEN a line typed WHEN Enter follows the last key at once THEN the submitted search is the
+    only request for that line: no light list nor pause list replaces it afterwards."""
+    page = watched.page
+    sent: list[str] = []
+    page.on("request", lambda r: "/search/" in r.url and sent.append(r.headers.get("hx-trigger") or "page"))
+    log_in(page, live_server.url, "reader", "pw-reader")
+    page.locator("#q").press_sequentially("annual rev", delay=30)
+    page.locator("#q").press("Enter")
+    expect(page.locator("#results")).to_contain_text("Annual review")
+    page.wait_for_timeout(1500)  # past the pause delay
+    assert sent == ["search-form"], sent
+    expect(page).to_have_url(f"{live_server.url}/search/?q=annual%20rev")

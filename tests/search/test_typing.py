@@ -261,3 +261,11 @@ def test_the_pause_list_is_typing_no_log_no_translation(client, kw):  # type: ig
     assert 'id="results"' in body and "data-search-log" not in body
     client.get("/search/", {"q": "xyzzyplugh"}, **headers)
     assert not SearchLog.objects.exists() and not SearchMiss.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_list_speaks_french(client, kw):  # type: ignore[no-untyped-def]
+    client.force_login(kw["bob"])
+    client.cookies["django_language"] = "fr"
+    body = client.get("/search/typing/", {"q": "remo"}, **HX_LIGHT).content.decode()
+    assert "Rechercher « remo »" in body and "Appuyez sur Entrée" in body and "Sections" in body

@@ -80,7 +80,9 @@ def verify_answer(
         raise VerifyError(
             _("Pick at most %(count)s sentences: the answer should be the few that say it.") % {"count": MAX_UNITS}
         )
-    _withdraw_same(question, page.space_id)
+    # Verifying a question again on the same page replaces the answer there; another page may
+    # answer it too (readers of only one of them still get one).
+    _withdraw_same(question, page.space_id, page=page)
     verified = VerifiedAnswer.objects.create(
         kind=VerifiedAnswer.Kind.ANSWER,
         question=question,
@@ -103,7 +105,7 @@ def mark_not_in_handbook(*, editor: Any, question: str, space: Space) -> Verifie
     question = _question(question)
     if not can_edit_space(editor, space):
         raise VerifyError(_("You can mark questions only for spaces you edit."))
-    _withdraw_same(question, space.pk)
+    _withdraw_same(question, space.pk, page=None)
     verified = VerifiedAnswer.objects.create(
         kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK,
         question=question,
@@ -116,9 +118,10 @@ def mark_not_in_handbook(*, editor: Any, question: str, space: Space) -> Verifie
     return verified
 
 
-def _withdraw_same(question: str, space_id: int) -> None:
+def _withdraw_same(question: str, space_id: int, *, page: Page | None) -> None:
     folded = fold(question)
-    VerifiedAnswer.objects.filter(space_id=space_id, wordings__folded=folded, wordings__asked=False).delete()
+    same = VerifiedAnswer.objects.filter(space_id=space_id, page=page, wordings__folded=folded, wordings__asked=False)
+    same.delete()
 
 
 @transaction.atomic

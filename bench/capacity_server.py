@@ -2,7 +2,8 @@
 
 Nothing here copies a number the product owns: the gunicorn workers/threads/timeout are parsed
 from scripts/run.sh (what ``make run`` starts) and the search box's debounce from the
-``hx-trigger`` of its input in templates/base.html.
+``hx-trigger`` of its input (and of the element sending the full list on a longer pause) in
+templates/base.html.
 """
 
 from __future__ import annotations
@@ -59,27 +60,54 @@ def run_sh_settings(path: Path = RUN_SH) -> GunicornSettings:
 
 @dataclass(frozen=True)
 class SearchBox:
-    debounce_ms: int
+    debounce_ms: int  # the box's own (light) request: after this pause in typing
     trigger_id: str  # HX-Trigger of the box's own requests (its id)
     trigger_name: str  # HX-Trigger-Name (its name): the query parameter
     form_id: str  # HX-Trigger of a submitted search (the form)
+    typing_path: str  # where the box's own requests go (its hx-get)
+    pause_id: str  # HX-Trigger of the full list a longer pause sends
+    pause_ms: int  # after this pause in typing
+
+
+def _delay_ms(trigger: str, what: str) -> int:
+    delay = re.search(r"delay:(\d+)(ms|s)\b", trigger)
+    if not delay:
+        raise SystemExit(f"{BASE_HTML}: no debounce (delay:) in the {what}'s hx-trigger={trigger!r}")
+    return int(delay.group(1)) * (1000 if delay.group(2) == "s" else 1)
+
+
+def url_path(name: str, urls: Path = ROOT / "search" / "urls.py") -> str:
+    """The path of a named URL of the search app (``{% url 'name' %}`` in a template)."""
+    match = re.search(rf'path\("([^"]*)",[^)]*\bname="{re.escape(name)}"', urls.read_text())
+    if not match:
+        raise SystemExit(f"{urls}: no URL named {name!r}")
+    return "/" + match.group(1)
 
 
 def search_box(path: Path = BASE_HTML) -> SearchBox:
-    """The search box's htmx attributes: what the browser sends while typing and on Enter."""
+    """The search box's htmx attributes: what the browser sends while typing, on a longer pause, on Enter."""
     html = path.read_text()
     form = re.search(r'<form\b[^>]*\bid="([^"]+)"[^>]*\brole="search"', html)
     box = re.search(r"<input\b[^>]*?\bhx-trigger=\"([^\"]+)\"[^>]*>", html, re.S)
     if not form or not box:
         raise SystemExit(f"{path}: search form or box with hx-trigger not found")
     tag = box.group(0)
-    delay = re.search(r"delay:(\d+)(ms|s)\b", box.group(1))
-    if not delay:
-        raise SystemExit(f"{path}: no debounce (delay:) in hx-trigger={box.group(1)!r}")
-    ms = int(delay.group(1)) * (1000 if delay.group(2) == "s" else 1)
     ident = re.search(r'\bid="([^"]+)"', tag)
     name = re.search(r'\bname="([^"]+)"', tag)
-    return SearchBox(ms, ident.group(1) if ident else "", name.group(1) if name else "q", form.group(1))
+    box_id = ident.group(1) if ident else ""
+    url = re.search(r"\bhx-get=\"\{% url '([^']+)' %\}\"", tag)
+    pause = re.search(rf'<\w+\b[^>]*\bid="([^"]+)"[^>]*\bhx-trigger="([^"]*\bfrom:#{re.escape(box_id)}\b[^"]*)"', html)
+    if not url or not pause:
+        raise SystemExit(f"{path}: the box's hx-get URL or the element sending the full list on a pause not found")
+    return SearchBox(
+        debounce_ms=_delay_ms(box.group(1), "box"),
+        trigger_id=box_id,
+        trigger_name=name.group(1) if name else "q",
+        form_id=form.group(1),
+        typing_path=url_path(url.group(1)),
+        pause_id=pause.group(1),
+        pause_ms=_delay_ms(pause.group(2), "pause element"),
+    )
 
 
 def demo_queries() -> list[str]:

@@ -3,8 +3,10 @@
 Each simulated user logs in as its own account (``LOAD_USER_PREFIX`` + number,
 created by bench/load.py) through the real login form with its CSRF token,
 then searches with realistic English and French questions and keywords: full
-pages (a first visit, a shared link) and htmx fragments (search as you type).
-A response counts as a failure unless it is a 200 with the results container.
+pages (a first visit, a shared link), the search box's light list while typing
+(``/search/typing/``, search/as_you_type.py) and the full list a pause sends.
+A response counts as a failure unless it is a 200 with the results container
+(or, for the light list, the list or a 204: the server dropped a keystroke).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import os
 import random
 import re
+import time
 from typing import Any
 
 from locust import HttpUser, between, events, task
@@ -69,6 +72,7 @@ QUERIES = [
 ]
 
 _RESULTS = re.compile(r'<div id="results"')
+_TYPING_LIST = re.compile(r"data-typing-query=")
 
 # Search requests only (logins excluded), for exact percentiles over both kinds of search.
 _search_times: list[float] = []
@@ -78,7 +82,8 @@ _search_failures: list[str] = []
 @events.request.add_listener
 def _on_request(name: str, response_time: float, exception: Any = None, **_kwargs: Any) -> None:
     if name.startswith("/search/"):
-        _search_times.append(response_time)
+        if not name.startswith("/search/typing/"):  # a keystroke's light list is not a search: its times apart
+            _search_times.append(response_time)
         if exception is not None:
             _search_failures.append(str(exception)[:200])
 
@@ -139,12 +144,29 @@ class SearchUser(HttpUser):
 
     @task(5)
     def search_as_you_type(self) -> None:
+        """A query typed a few keys at a time (the box's light list), then the full list of a pause."""
         query = self.random.choice(QUERIES)
+        for end in range(min(3, len(query)), len(query) + 1, 3):
+            self._keystroke(query[:end])
         with self.client.get(
             "/search/",
             params={"q": query},
-            headers={"HX-Request": "true", "HX-Current-URL": f"{self.host}/"},
+            headers={"HX-Request": "true", "HX-Trigger": "q-pause", "HX-Current-URL": f"{self.host}/"},
             name="/search/ (htmx)",
             catch_response=True,
         ) as r:
             self._check(r)
+
+    def _keystroke(self, text: str) -> None:
+        self.keys = getattr(self, "keys", int(time.time() * 1000)) + 1  # as static/js/search-box.js numbers them
+        with self.client.get(
+            "/search/typing/",
+            params={"q": text, "seq": self.keys},
+            headers={"HX-Request": "true", "HX-Trigger": "q", "HX-Trigger-Name": "q"},
+            name="/search/typing/ (htmx)",
+            catch_response=True,
+        ) as r:
+            if r.status_code == 204 or (r.status_code == 200 and _TYPING_LIST.search(r.text)):
+                r.success()
+            else:
+                r.failure(f"typing: HTTP {r.status_code}")

@@ -27,6 +27,7 @@ page_patterns = [
     path("translations/", translation_views.page_translations, name="page_translations"),
     path("translations/dismiss/", translation_views.translation_dismiss, name="translation_dismiss"),
     path("", include("comments.urls")),  # comments and "who is editing"
+    path("", include("summaries.urls")),  # the editors' summary picker
 ]
 
 urlpatterns = [

@@ -5,10 +5,13 @@ The admin site admits superusers only (handbook/admin.py), who read every page.
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import admin, messages
+from django.utils.html import format_html
 
 from handbook.models import Page
-from summaries.models import Summary
+from summaries.models import Summary, SummaryPick, SummaryScorerFit
 
 
 @admin.register(Summary)
@@ -46,3 +49,45 @@ class SummaryAdmin(admin.ModelAdmin):
     @admin.action(description="Regenerate every summary")
     def regenerate_all(self, request, queryset):  # type: ignore[no-untyped-def]
         self._enqueue(request, Page.objects.published())
+
+
+@admin.register(SummaryScorerFit)
+class SummaryScorerFitAdmin(admin.ModelAdmin):
+    """Read-only: a fit is made by the refit task after editors' picks, never by hand."""
+
+    list_display = ["fitted_at", "in_use", "pages", "held_out"]
+    readonly_fields = ["fitted_at", "in_use", "report_pretty", "weights_pretty"]
+    exclude = ["weights", "report"]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    @admin.display(description="ticked pages")
+    def pages(self, obj: SummaryScorerFit) -> int:
+        return int(obj.report.get("pages", 0))
+
+    @admin.display(description="held-out F1 (today / shipped / learnt)")
+    def held_out(self, obj: SummaryScorerFit) -> str:
+        f1 = obj.report.get("held_out_f1") or {}
+        return " / ".join(str(f1.get(k, "–")) for k in ("extractive", "shipped", "learnt"))
+
+    @admin.display(description="fit report")
+    def report_pretty(self, obj: SummaryScorerFit) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(obj.report, indent=2, ensure_ascii=False))
+
+    @admin.display(description="weights")
+    def weights_pretty(self, obj: SummaryScorerFit) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(obj.weights, indent=2, ensure_ascii=False))
+
+
+@admin.register(SummaryPick)
+class SummaryPickAdmin(admin.ModelAdmin):
+    list_display = ["page", "revision", "editor", "picked_at"]
+    list_filter = ["page__space"]
+    readonly_fields = ["page", "revision", "units", "editor", "picked_at"]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False

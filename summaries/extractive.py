@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from core.text import content_words, split_sentences, words
 from handbook.answer_units import Unit, page_units
 
-__all__ = ["ExtractiveSummary", "summarise_extractive"]
+__all__ = ["Candidate", "ExtractiveSummary", "Pool", "candidate_pool", "summarise_extractive", "summary_from_pool"]
 
 MIN_WORDS = 5
 MAX_WORDS = 60
@@ -52,11 +52,22 @@ class ExtractiveSummary:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
     index: int  # position among usable sentences (document order)
     sentence: str
     terms: frozenset[str]
     score: float = 0.0
+
+
+@dataclass
+class Pool:
+    """The sentences a summary may quote, scored, and how many it quotes: a learnt scorer
+    (``summaries/learnt.py``) re-scores the same pool, so only the choice differs."""
+
+    candidates: list[Candidate]
+    digests: list[str] | None  # None: plain text, no key-fact weighting
+    count: int
+    page_words: int = 0
 
 
 def _trim_marker(sentence: str) -> str:
@@ -117,10 +128,10 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def _rank(candidates: list[_Candidate], limit: int) -> list[_Candidate]:
+def _rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
     """Best-scoring candidates, skipping near-duplicates of those already taken."""
     ordered = sorted(candidates, key=lambda c: (-c.score, c.index))
-    picked: list[_Candidate] = []
+    picked: list[Candidate] = []
     for cand in ordered:
         if len(picked) >= limit:
             break
@@ -206,30 +217,39 @@ def summarise_extractive(
     a checklist of questions, an empty page) gets an empty summary, which is
     not shown.
     """
+    pool = candidate_pool(plain_text, language=language, title=title, max_sentences=max_sentences, markdown=markdown)
+    return summary_from_pool(pool)
+
+
+def candidate_pool(
+    plain_text: str,
+    *,
+    language: str,
+    title: str = "",
+    max_sentences: int | None = None,
+    markdown: str | None = None,
+) -> Pool:
+    """The quotable sentences of a page with today's scores (``summarise_extractive``'s arguments)."""
+    digests: list[str] | None = None
     if markdown is not None:
         prose, digests = _markdown_prose(markdown)
-        prose = _summarisable(list(dict.fromkeys(prose)))
-        if not prose and not digests:
-            return ExtractiveSummary(text="")
-        if not prose:
-            return ExtractiveSummary(text=digests[0], sentences=[digests[0]], key_points=digests[:MAX_KEY_POINTS])
-        return _summarise(prose, plain_text, language, title, max_sentences, digests)
-    prose = [s for s in (_trim_marker(s) for s in split_sentences(plain_text)) if _is_prose(s)]
+    else:
+        prose = [s for s in (_trim_marker(s) for s in split_sentences(plain_text)) if _is_prose(s)]
     # Deduplicate repeated boilerplate ("See the FAQ.") while keeping order.
     prose = _summarisable(list(dict.fromkeys(prose)))
     if not prose:
-        return ExtractiveSummary(text="")
-    return _summarise(prose, plain_text, language, title, max_sentences, None)
+        return Pool([], digests, 0)
+    return _scored(prose, plain_text, language, title, max_sentences, digests)
 
 
-def _summarise(
+def _scored(
     prose: list[str],
     plain_text: str,
     language: str,
     title: str,
     max_sentences: int | None,
-    digests: list[str] | None,  # None: plain text, no key-fact weighting
-) -> ExtractiveSummary:
+    digests: list[str] | None,
+) -> Pool:
     sized = [s for s in prose if MIN_WORDS <= len(words(s)) <= MAX_WORDS]
     usable = sized or prose  # too-short/too-long only when nothing else exists
 
@@ -239,7 +259,7 @@ def _summarise(
     max_tf = max(tf.values(), default=1)
     title_terms = set(content_words(title, language))
 
-    candidates: list[_Candidate] = []
+    candidates: list[Candidate] = []
     for index, sentence in enumerate(usable):
         terms = content_words(sentence, language)
         n_words = len(words(sentence))
@@ -250,10 +270,20 @@ def _summarise(
         density *= 1.0 + LEAD_BONUS / (1 + index)
         if digests is not None and _DIGIT_RE.search(sentence):
             density *= 1.0 + NUMBER_BONUS
-        candidates.append(_Candidate(index, sentence, frozenset(terms), density))
+        candidates.append(Candidate(index, sentence, frozenset(terms), density))
 
     page_words = len(words(plain_text))
     count = _target_count(len(candidates), page_words, max_sentences)
+    return Pool(candidates, digests, count, page_words)
+
+
+def summary_from_pool(pool: Pool) -> ExtractiveSummary:
+    """The best-scored sentences of the pool in document order, then the first table digest."""
+    candidates, digests, count = pool.candidates, pool.digests, pool.count
+    if not candidates:
+        if digests:
+            return ExtractiveSummary(text=digests[0], sentences=[digests[0]], key_points=digests[:MAX_KEY_POINTS])
+        return ExtractiveSummary(text="")
     chosen = sorted(_rank(candidates, count), key=lambda c: c.index)
 
     n_key = min(MAX_KEY_POINTS, len(candidates), max(count, math.ceil(len(candidates) / 5)))

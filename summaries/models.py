@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from handbook.models import Page, Revision
@@ -39,3 +41,40 @@ class Summary(models.Model):
 
     def __str__(self) -> str:
         return f"{self.page_id} {self.method} {self.status}"
+
+
+class SummaryPick(models.Model):
+    """An editor's choice of the units that belong in a page's summary, on one revision.
+
+    ``units`` holds unit addresses (``summaries.units.unit_hash``), never the text: the text is
+    the revision's. The pick is shown while the published text is the picked revision's text.
+    """
+
+    page = models.OneToOneField(Page, on_delete=models.CASCADE, related_name="summary_pick")
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="+")
+    units = models.JSONField(default=list)
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    picked_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.page_id} r{self.revision_id} {len(self.units)} units"
+
+
+class SummaryScorerFit(models.Model):
+    """Sentence weights fitted from editors' picks, with the report admins read.
+
+    ``in_use`` rows choose the summaries of pages nobody picked; without one the shipped
+    weights (``summaries/shipped_weights.json``) do.
+    """
+
+    weights = models.JSONField(default=dict)  # {"coef": {feature: weight}, "intercept": float}
+    report = models.JSONField(default=dict)
+    in_use = models.BooleanField(default=False)
+    fitted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-fitted_at", "-pk"]
+        get_latest_by = "fitted_at"
+
+    def __str__(self) -> str:
+        return f"fit {self.pk} ({'in use' if self.in_use else 'not in use'})"

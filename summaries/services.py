@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from core.queues import enqueue
 from handbook.markdown import markdown_to_text
 from handbook.models import Page
-from summaries.extractive import summarise_extractive
+from summaries.learnt import current_scorer, summarise_learnt
 from summaries.models import Summary
 from summaries.selectors import pages_without_current_summary, source_hash, summary_method
 
@@ -37,7 +37,9 @@ def summary_generate(
     digest = source_hash(revision.title, revision.body)
     method = summary_method()
     existing = Summary.objects.filter(page=page, source_hash=digest, method=method, status=Summary.Status.READY).first()
-    if existing and not force:
+    scorer = current_scorer()
+    # An extractive summary chosen with other weights than those in use now is chosen again.
+    if existing and not force and (method == Summary.Method.LLM or existing.model == scorer.label):
         return existing
 
     text = markdown_to_text(revision.body)
@@ -56,14 +58,19 @@ def summary_generate(
         except LLMError as exc:
             logger.warning("LLM summary of page %s failed: %s", page_id, exc)
             _store_failure(page, revision, digest, str(exc))
-    extractive = summarise_extractive(text, language=page.language, title=revision.title, markdown=revision.body)
-    return _store(page, revision, Summary.Method.EXTRACTIVE, extractive.text, extractive.key_points, digest)
+    extractive = summarise_learnt(
+        text, language=page.language, title=revision.title, markdown=revision.body, scorer=scorer
+    )
+    return _store(
+        page, revision, Summary.Method.EXTRACTIVE, extractive.text, extractive.key_points, digest, label=scorer.label
+    )
 
 
-def _store(page, revision, method, text, key_points, digest):  # type: ignore[no-untyped-def]
+def _store(page, revision, method, text, key_points, digest, label=""):  # type: ignore[no-untyped-def]
     from django.conf import settings
 
-    model = settings.LLM_MODEL if method == Summary.Method.LLM else ""
+    # An extractive summary names the weights that chose it ("" for the shipped ones).
+    model = settings.LLM_MODEL if method == Summary.Method.LLM else label
     defaults = {
         "revision": revision,
         "text": text,

@@ -33,3 +33,12 @@ def regenerate_summary(page_id: int) -> str:
 
     summary = summary_generate(page_id=page_id, revision_id=None, force=True)
     return summary.status if summary else "skipped"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def refit_summary_scorer() -> str:
+    """After an editor's pick: fit the sentence weights again from every pick that may teach."""
+    from summaries.scorer_fit import summary_scorer_refit
+
+    fit = summary_scorer_refit()
+    return "in use" if fit.in_use else "not in use"

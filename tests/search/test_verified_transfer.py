@@ -13,6 +13,9 @@ from search.models import VerifiedAnswer, VerifiedQuestion
 from search.verified.selectors import picker_sections, verified_insights
 from search.verified.services import mark_not_in_handbook, verify_answer
 from search.verified.wording import unit_hash
+from summaries.features import quotable_units
+from summaries.features import unit_hash as pick_address
+from summaries.models import SummaryPick
 
 LEAVE = "# Leave\n\nEveryone gets 25 days of paid leave a year.\n\nUnused days expire on 31 March.\n"
 
@@ -38,7 +41,7 @@ def test_export_then_import_round_trip(taught, tmp_path, capsys):
     before = list(VerifiedAnswer.objects.order_by("kind").values_list("kind", "question", "units", "editor__username"))
     VerifiedAnswer.objects.all().delete()
     call_command("teaching", "import", str(out))
-    assert json.loads(capsys.readouterr().out) == {"imported": 2, "skipped": 0}
+    assert json.loads(capsys.readouterr().out) == {"imported": 2, "skipped": 0, "summary_picks": 0}
     after = list(VerifiedAnswer.objects.order_by("kind").values_list("kind", "question", "units", "editor__username"))
     assert after == before
     assert VerifiedQuestion.objects.filter(embedding__isnull=False).count() == 2  # vectors computed again
@@ -81,3 +84,29 @@ def test_insights_lists_changed_answers_and_marked_gaps(taught, make_user):
 def test_unit_hash_ignores_spacing_only():
     assert unit_hash("Unused  days expire.") == unit_hash("Unused days expire.")
     assert unit_hash("Unused days expire.") != unit_hash("Unused days expire!")
+
+
+@pytest.mark.django_db
+def test_summary_picks_travel_with_the_answers(taught, tmp_path, capsys):
+    leave = taught["leave"]
+    first = pick_address(quotable_units(leave.published_revision.body)[0].text)
+    SummaryPick.objects.create(page=leave, revision=leave.published_revision, units=[first], editor=taught["editor"])
+    out = tmp_path / "taught.jsonl"
+    call_command("teaching", "export", "--output", str(out))
+    assert sorted(json.loads(line)["type"] for line in out.read_text().splitlines()) == [
+        "summary_pick",
+        "verified_answer",
+        "verified_answer",
+    ]
+    SummaryPick.objects.all().delete()
+    VerifiedAnswer.objects.all().delete()
+    call_command("teaching", "import", str(out))
+    assert json.loads(capsys.readouterr().out) == {"imported": 2, "skipped": 0, "summary_picks": 1}
+    assert SummaryPick.objects.get().units == [first]
+    bad = out.read_text().replace('"summary_pick"', '"summary_pik"')
+    out.write_text(bad)
+    SummaryPick.objects.all().delete()
+    VerifiedAnswer.objects.all().delete()
+    with pytest.raises(CommandError, match='must be "verified_answer" or "summary_pick"'):
+        call_command("teaching", "import", str(out))
+    assert not VerifiedAnswer.objects.exists()  # nothing of the good lines either

@@ -1,7 +1,8 @@
 """python manage.py teaching export [--output FILE] [--space SLUG] | teaching import FILE
 
-What editors taught the handbook, as JSONL: verified answers (``search/verified/transfer.py``).
-An import checks every line first: one bad line and nothing is written, each bad line named.
+What editors taught the handbook, as JSONL: verified answers (``search/verified/transfer.py``)
+and summary picks (``summaries/ticks_io.py``), one per line, each with its ``type``. An import
+checks every line first: one bad line and nothing is written, each bad line named.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from handbook.models import Space
+from search.verified.transfer import TYPE as VERIFIED
 from search.verified.transfer import TransferError, verified_export, verified_import
+from summaries.ticks_io import TYPE as PICK
+from summaries.ticks_io import TicksImportError, ticks_export, ticks_import
 
 
 class Command(BaseCommand):
-    help = "Export or import what editors taught the handbook (verified answers) as JSONL."
+    help = "Export or import what editors taught the handbook (verified answers, summary picks) as JSONL."
 
     def add_arguments(self, parser):  # type: ignore[no-untyped-def]
         sub = parser.add_subparsers(dest="action", required=True)
@@ -42,32 +47,45 @@ class Command(BaseCommand):
             if missing:
                 raise CommandError(f"no such space: {', '.join(missing)}")
         stream = output.open("w", encoding="utf-8") if output else sys.stdout
-        count = 0
+        counts = {VERIFIED: 0, PICK: 0}
         try:
-            for row in verified_export(spaces):
-                stream.write(json.dumps(row, ensure_ascii=False) + "\n")
-                count += 1
+            for rows in (verified_export(spaces), ticks_export(spaces)):
+                for row in rows:
+                    stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    counts[row["type"]] += 1
         finally:
             if output:
                 stream.close()
-        self.stderr.write(f"exported {count} verified answers")
+        self.stderr.write(f"exported {counts[VERIFIED]} verified answers, {counts[PICK]} summary picks")
 
     def _import(self, path: Path) -> None:
         if not path.is_file():
             raise CommandError(f"no such file: {path}")
-        rows, errors = [], []
+        answers, picks, errors = [], [], []
         with path.open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:
-                    rows.append((number, json.loads(line)))
+                    row = json.loads(line)
                 except json.JSONDecodeError as exc:
                     errors.append(f"line {number}: not JSON ({exc.msg})")
+                    continue
+                kind = row.get("type") if isinstance(row, dict) else None
+                if kind == PICK:
+                    picks.append(row)
+                elif kind == VERIFIED:
+                    answers.append((number, row))
+                else:
+                    errors.append(f'line {number}: "type" must be "{VERIFIED}" or "{PICK}"')
         if errors:
             raise CommandError("nothing imported: " + "; ".join(errors[:20]))
         try:
-            counts = verified_import(rows)
+            with transaction.atomic():  # both kinds, or neither
+                counts = verified_import(answers)
+                counts["summary_picks"] = ticks_import(picks)
         except TransferError as exc:
             raise CommandError(f"nothing imported: {exc}") from exc
+        except TicksImportError as exc:
+            raise CommandError(f"nothing imported: summary picks (counted among them): {exc}") from exc
         self.stdout.write(json.dumps(counts))

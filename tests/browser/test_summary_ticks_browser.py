@@ -23,8 +23,8 @@ The company provides a laptop, a screen and a headset for home use.
 Report a theft of company equipment within 24 hours.
 """
 PICKED = (
-    "The company provides a laptop, a screen and a headset for home use.",
-    "Report a theft of company equipment within 24 hours.",
+    "Staff may work remotely up to three days per week once their trial period is over.",
+    "Agree your remote days with your manager and record them in the team calendar.",
 )
 
 

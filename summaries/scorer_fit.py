@@ -124,7 +124,7 @@ def refit_enqueue() -> None:
 
     def send() -> None:
         try:
-            enqueue("summaries.tasks.refit_summary_scorer")
+            enqueue("summaries.tasks.refit_summary_scorer", queue=BULK)  # nobody waits on it
         except OperationalError as exc:  # the next pick queues it again
             logger.error("could not enqueue the summary weights refit: %s", exc)
 

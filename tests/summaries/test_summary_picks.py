@@ -122,3 +122,17 @@ def test_the_picker_speaks_french(site) -> None:  # type: ignore[no-untyped-def]
     client.cookies["django_language"] = "fr"
     html = client.get(site.page.get_absolute_url(), headers={"Accept-Language": "fr"}).content.decode()
     assert "Choisir les phrases du résumé" in html
+
+
+def test_a_saved_pick_queues_a_refit_once_committed(site, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    from summaries.models import SummaryScorerFit
+
+    with django_capture_on_commit_callbacks(execute=True):
+        summary_pick_save(
+            page=site.page,
+            editor=site.editor,
+            revision_id=site.page.published_revision_id,
+            units=candidates_of(site.page)[:1],
+        )
+    fit = SummaryScorerFit.objects.get()  # the task ran (eager in tests)
+    assert fit.report["pages"] == 1 and not fit.in_use

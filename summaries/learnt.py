@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from handbook.answer_units import page_units
 from summaries.extractive import ExtractiveSummary, Pool, candidate_pool, summary_from_pool
 from summaries.features import FEATURES, candidate_hashes, pool_features
 from summaries.models import SummaryScorerFit
@@ -25,6 +27,8 @@ from summaries.models import SummaryScorerFit
 logger = logging.getLogger(__name__)
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("shipped_weights.json")
+# A figure as bench/summary_facts.py counts them: "1 500", "45,50", "2026".
+_FIGURE_RE = re.compile(r"\d+(?:[.,\u202f\u00a0 ]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -79,9 +83,21 @@ def rescored(pool: Pool, scorer: Scorer, *, markdown: str | None, title: str, la
 
 
 def summarise_learnt(plain_text: str, *, language: str, title: str, markdown: str, scorer: Scorer) -> ExtractiveSummary:
-    """``summarise_extractive`` with the scorer's choice of sentences (the table digest stays)."""
+    """``summarise_extractive`` with the scorer's choice of sentences (the table digest stays).
+
+    Key facts first: when today's choice states more of the figures of the page's tables than
+    the scorer's, today's choice is kept, so no summary states fewer of its page's figures."""
     pool = candidate_pool(plain_text, language=language, title=title, markdown=markdown)
-    return summary_from_pool(rescored(pool, scorer, markdown=markdown, title=title, language=language))
+    today = summary_from_pool(pool)
+    learnt = summary_from_pool(rescored(pool, scorer, markdown=markdown, title=title, language=language))
+    figures = {n for u in page_units(markdown) if u.kind == "row" for n in _FIGURE_RE.findall(u.source)}
+    if figures and _stated(figures, today) > _stated(figures, learnt):
+        return today
+    return learnt
+
+
+def _stated(figures: set[str], summary: ExtractiveSummary) -> int:
+    return len(figures & set(_FIGURE_RE.findall(summary.text)))
 
 
 def chosen_hashes(pool: Pool, markdown: str | None) -> set[str]:

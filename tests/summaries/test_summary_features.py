@@ -97,3 +97,32 @@ def test_weights_change_the_choice_and_f1_measures_it() -> None:
 def test_a_unit_address_ignores_spacing_only() -> None:
     assert unit_hash("Claims  must be\nsent.") == unit_hash("Claims must be sent.")
     assert unit_hash("Claims must be sent.") != unit_hash("Claims must be sent!")
+
+
+TWO_TABLES = """# Travel
+
+Hotels in Oslo are paid up to 150 € a night on every trip abroad.
+Book trains through the travel portal before you leave for any trip.
+Keep your receipts for hotels and taxis until the claim is paid.
+
+## Rates
+
+| Country | Per day |
+|---|---|
+| Norway | 70 € |
+
+## Hotels
+
+| City | Per night |
+|---|---|
+| Oslo | 150 € |
+"""
+
+
+def test_weights_that_shun_figures_never_drop_a_key_fact() -> None:
+    """Key facts first: a figure of the page's tables that today's choice states stays stated."""
+    text = markdown_to_text(TWO_TABLES)
+    shun = Scorer("shun", tuple(-10.0 if f == "figures" else 0.0 for f in FEATURES), 0.0)
+    learnt = summarise_learnt(text, language="en", title="Travel", markdown=TWO_TABLES, scorer=shun)
+    assert "150 €" in learnt.text
+    assert learnt.sentences == summarise_extractive(text, language="en", title="Travel", markdown=TWO_TABLES).sentences

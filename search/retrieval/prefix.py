@@ -1,7 +1,7 @@
 """Search-as-you-type: page titles and headings that hold the words typed so far, by prefix.
 
 Not a search: no embedding, no statistics, no fusion. Two small statements over the prefix
-indexes of ``search/migrations/0020_typing_prefix.py``, each testing the reader's visible pages
+indexes of search migrations 0020 (titles) and 0022 (a heading's own words), each testing the reader's visible pages
 (``visible_pages``, the full search's set and SQL forms) before ranking and ``LIMIT``. The order
 depends only on the row itself (how many typed words it holds, its length), never on other
 pages, so nothing hidden can move what a reader sees.
@@ -9,6 +9,7 @@ pages, so nothing hidden can move what a reader sees.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +24,10 @@ from search.retrieval.visibility import VisiblePages, visible_pages
 
 MAX_TERMS = 6  # the words a typed line is matched on (more only slows the statement down)
 MIN_PREFIX = 2  # a one-letter prefix matches most of the index: the line waits for a second letter
-# Rows ranked at most per list: those holding every word first, then those holding any. Past it, a
-# very common prefix ranks an arbitrary (but readable) sample, which the next letter narrows.
-ALL_WORDS_CANDIDATES = 60
-ANY_WORD_CANDIDATES = 240
+# Rows ranked at most per list: those holding every word, then (when too few) those holding any. Past
+# it, a very common prefix ranks an arbitrary (but readable) sample, which the next letter narrows.
+ALL_WORDS_CANDIDATES = 40
+ANY_WORD_CANDIDATES = 80
 TITLES = 5
 HEADINGS = 5
 
@@ -60,9 +61,11 @@ def typed_terms(text: str) -> list[str]:
     if not typed:
         return []
     *done, last = typed
-    kept = [w for w in done if w not in ALL_STOPWORDS and len(w) > 1] or [w for w in done if len(w) > 1]
+    kept = [w for w in done if w not in ALL_STOPWORDS and len(w) > 1]
     if len(last) >= MIN_PREFIX:
         kept.append(last)
+    elif not kept:  # nothing but stop-words so far ("how do I"): they are what there is to match
+        kept = [w for w in done if len(w) > 1]
     return list(dict.fromkeys(w[:50] for w in kept))[-MAX_TERMS:]
 
 
@@ -96,64 +99,88 @@ def _filters(space: str, language: str, language_column: str) -> tuple[str, list
     return sql, params
 
 
-def _ranked(select: str, vector: str, where: str, params: list[Any], terms: list[str]) -> tuple[str, list[Any]]:
-    """The rows holding every word, then those holding any, each capped; with ``held``, the count of
-    words each holds. ``vector`` is the indexed expression (the way in); ``where`` tests visibility."""
-    every, any_ = _tsquery(terms, "&"), _tsquery(terms, "|")
+def _ranked(
+    select: str, vector: str, where: str, params: list[Any], terms: list[str], *, every: bool
+) -> tuple[str, list[Any]]:
+    """The capped candidates holding every typed word (``every``) or any of them, with ``held``, how
+    many words each holds. ``vector`` is the indexed expression (the way in); ``where`` tests visibility.
+    Computing a candidate's vector is most of a statement's time: the caps stay small."""
+    if every:
+        sql = f"SELECT {select}, {len(terms)} AS held {where} AND {vector} @@ to_tsquery('simple', %s)"
+        return f"{sql} LIMIT {ALL_WORDS_CANDIDATES}", [*params, _tsquery(terms, "&")]  # noqa: S608
     return (
         f"""
-        WITH cand AS (
-            (SELECT {select}, {vector} AS v {where} AND {vector} @@ to_tsquery('simple', %s)
-             LIMIT {ALL_WORDS_CANDIDATES})
-            UNION
-            (SELECT {select}, {vector} AS v {where} AND {vector} @@ to_tsquery('simple', %s)
-             LIMIT {ANY_WORD_CANDIDATES})
-        )
-        SELECT cand.*, (SELECT count(*) FROM unnest(%s::tsquery[]) t WHERE cand.v @@ t) AS held FROM cand
+        SELECT cand.*, (SELECT count(*) FROM unnest(%s::tsquery[]) t WHERE cand.v @@ t) AS held FROM (
+            SELECT {select}, {vector} AS v {where} AND {vector} @@ to_tsquery('simple', %s)
+            LIMIT {ANY_WORD_CANDIDATES}
+        ) cand
         """,  # noqa: S608 - our own SQL; values are parameters
-        [*params, every, *params, any_, [f"'{term}':*" for term in terms]],
+        [[f"'{term}':*" for term in terms], *params, _tsquery(terms, "|")],
     )
+
+
+def _best(
+    terms: list[str], limit: int, run: Callable[[bool], list[tuple[Any, ...]]], *, fill: bool = True
+) -> list[tuple[Any, ...]]:
+    """Rows holding every typed word; only when they are too few (and ``fill``), then rows holding
+    most of them (a second, costlier statement: common words match many rows)."""
+    rows = run(True)
+    if fill and len(rows) < limit and len(terms) > 1:
+        rows += [row for row in run(False) if row not in rows]
+    return rows[:limit]
 
 
 def _titles(cursor: Any, terms: list[str], visible: VisiblePages, space: str, language: str) -> list[PrefixHit]:
     # A reader of few pages: their ids are the way in (primary key); otherwise the title index.
     visible_sql, visible_params = visible.clause("p.id" if pages_way_in(visible) else "(p.id + 0)")
     filter_sql, filter_params = _filters(space, language, "p.language")
-    sql, params = _ranked(
-        "p.id, p.title, p.slug, s.slug AS space_slug",
-        "to_tsvector('simple', search_fold(p.title))",
-        f"FROM handbook_page p JOIN handbook_space s ON s.id = p.space_id"
-        f" WHERE NOT p.is_template AND {visible_sql}{filter_sql}",
-        [*visible_params, *filter_params],
-        terms,
-    )
-    cursor.execute(
-        f"SELECT id, title, slug, space_slug FROM ({sql}) ranked ORDER BY held DESC, length(title), id LIMIT %s",  # noqa: S608
-        [*params, TITLES],
-    )
-    return [PrefixHit(pid, title, _page_url(space_slug, slug)) for pid, title, slug, space_slug in cursor.fetchall()]
+
+    def run(every: bool) -> list[tuple[Any, ...]]:
+        sql, params = _ranked(
+            "p.id, p.title, p.slug, s.slug AS space_slug",
+            "to_tsvector('simple', search_fold(p.title))",
+            f"FROM handbook_page p JOIN handbook_space s ON s.id = p.space_id"
+            f" WHERE NOT p.is_template AND {visible_sql}{filter_sql}",
+            [*visible_params, *filter_params],
+            terms,
+            every=every,
+        )
+        cursor.execute(
+            f"SELECT id, title, slug, space_slug FROM ({sql}) ranked ORDER BY held DESC, length(title), id LIMIT %s",  # noqa: S608
+            [*params, TITLES],
+        )
+        return cursor.fetchall()
+
+    return [
+        PrefixHit(pid, title, _page_url(space_slug, slug)) for pid, title, slug, space_slug in _best(terms, TITLES, run)
+    ]
 
 
 def _headings(cursor: Any, terms: list[str], visible: VisiblePages, space: str, language: str) -> list[PrefixHit]:
     visible_sql, visible_params = visible.clause("c.page_id" if pages_way_in(visible) else "(c.page_id + 0)")
     filter_sql, filter_params = _filters(space, language, "c.language")
-    sql, params = _ranked(
-        "c.page_id, c.ordinal, c.heading, c.anchor, p.title, p.slug, s.slug AS space_slug",
-        "to_tsvector('simple', search_fold(c.heading))",
-        "FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id JOIN handbook_space s ON s.id = p.space_id"
-        f" WHERE c.heading <> '' AND {visible_sql}{filter_sql}",
-        [*visible_params, *filter_params],
-        terms,
-    )
-    # A heading split over several chunks is one hit (its first chunk); then the best of them.
-    cursor.execute(
-        f"""
-        SELECT page_id, heading, anchor, title, slug, space_slug FROM (
-            SELECT DISTINCT ON (page_id, anchor) * FROM ({sql}) ranked ORDER BY page_id, anchor, ordinal
-        ) one ORDER BY held DESC, length(heading), page_id, ordinal LIMIT %s
-        """,  # noqa: S608 - our own SQL
-        [*params, HEADINGS],
-    )
+
+    def run(every: bool) -> list[tuple[Any, ...]]:
+        sql, params = _ranked(
+            "c.page_id, c.ordinal, c.heading, c.anchor, p.title, p.slug, s.slug AS space_slug",
+            "to_tsvector('simple', search_heading_leaf(c.heading))",
+            "FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id JOIN handbook_space s ON s.id = p.space_id"
+            f" WHERE c.heading <> '' AND {visible_sql}{filter_sql}",
+            [*visible_params, *filter_params],
+            terms,
+            every=every,
+        )
+        # A heading split over several chunks is one hit (its first chunk); then the best of them.
+        cursor.execute(
+            f"""
+            SELECT page_id, heading, anchor, title, slug, space_slug FROM (
+                SELECT DISTINCT ON (page_id, anchor) * FROM ({sql}) ranked ORDER BY page_id, anchor, ordinal
+            ) one ORDER BY held DESC, length(heading), page_id, ordinal LIMIT %s
+            """,  # noqa: S608 - our own SQL
+            [*params, HEADINGS],
+        )
+        return cursor.fetchall()
+
     return [
         PrefixHit(
             pid,
@@ -161,7 +188,9 @@ def _headings(cursor: Any, terms: list[str], visible: VisiblePages, space: str, 
             f"{_page_url(space_slug, slug)}#{anchor}" if anchor else _page_url(space_slug, slug),
             heading.rsplit(HEADING_SEPARATOR, 1)[-1],
         )  # fmt: skip
-        for pid, heading, anchor, title, slug, space_slug in cursor.fetchall()
+        # A heading holding one word of several says little, and common words match thousands of
+        # chunks: headings hold every typed word.
+        for pid, heading, anchor, title, slug, space_slug in _best(terms, HEADINGS, run, fill=False)
     ]
 
 

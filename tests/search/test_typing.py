@@ -67,6 +67,8 @@ def test_the_box_sends_the_light_path_first_and_the_full_list_on_a_longer_pause(
 def test_typed_terms():  # type: ignore[no-untyped-def]
     assert typed_terms("Congés pay") == ["conges", "pay"]  # folded as the index folds titles
     assert typed_terms("how do I claim exp") == ["claim", "exp"]  # stop-words go…
+    assert typed_terms("how do I req") == ["req"]
+    assert typed_terms("how do I") == ["how", "do"]  # …unless the line holds nothing else
     assert typed_terms("annual le") == ["annual", "le"]  # …but not the word being typed
     assert typed_terms("annual l") == ["annual"]  # one letter narrows nothing: it waits
     assert typed_terms("l") == [] and typed_terms("  ") == [] and typed_terms("'); --") == []
@@ -132,17 +134,19 @@ def test_prefix_statements_use_the_prefix_indexes(kw):  # type: ignore[no-untype
 
     with connection.cursor() as cursor:
         cursor.execute("SET enable_seqscan = off")
-        for table, column, index in (
-            ("handbook_page", "title", "page_title_prefix"),
-            ("search_chunk", "heading", "chunk_heading_prefix"),
+        for sql, index in (
+            ("FROM handbook_page WHERE to_tsvector('simple', search_fold(title))", "page_title_prefix"),
+            (
+                "FROM search_chunk WHERE heading <> '' AND to_tsvector('simple', search_heading_leaf(heading))",
+                "chunk_heading_leaf_prefix",
+            ),
         ):
-            cursor.execute(
-                f"EXPLAIN SELECT 1 FROM {table} WHERE to_tsvector('simple', search_fold({column}))"
-                " @@ to_tsquery('simple', 'remo:*')"
-            )
+            cursor.execute(f"EXPLAIN SELECT 1 {sql} @@ to_tsquery('simple', 'remo:*')")
             assert index in " ".join(row[0] for row in cursor.fetchall())
         cursor.execute("SELECT search_fold('Œuvre À L’ÉTÉ Straße')")
         assert cursor.fetchone()[0] == "oeuvre a l'ete strasse"
+        cursor.execute("SELECT search_heading_leaf('Congés › Report des JOURS › Œuvres')")
+        assert cursor.fetchone()[0] == "oeuvres"  # the innermost heading alone
 
 
 # --- The view: fragments, drops ----------------------------------------------------------------

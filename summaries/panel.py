@@ -15,7 +15,9 @@ from summaries.selectors import summary_for_page
 
 
 def render_panel(request: HttpRequest, page: Page, *, error: str = "") -> str:
-    """The panel's HTML; "" when there is nothing to show (no summary, no pick, no editor)."""
+    """The panel's HTML; "" when there is nothing to show (no summary, no pick, no editor).
+
+    Callers have loaded the page through a read or edit permission (the page view, the picker)."""
     user = request.user
     summary, updating = summary_for_page(page=page, user=user)
     picked = pick_of_page(page)

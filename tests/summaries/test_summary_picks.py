@@ -136,3 +136,11 @@ def test_a_saved_pick_queues_a_refit_once_committed(site, django_capture_on_comm
         )
     fit = SummaryScorerFit.objects.get()  # the task ran (eager in tests)
     assert fit.report["pages"] == 1 and not fit.in_use
+
+
+def test_a_page_with_nothing_to_summarise_offers_editors_the_picker_only(make_space, make_page, make_user) -> None:  # type: ignore[no-untyped-def]
+    space = make_space("it", viewers=("staff",), editors=("it-editors",))
+    page = make_page(space, "Links", "# Links\n\n- [VPN](/spaces/it/vpn/)\n- [Laptops](/spaces/it/laptops/)\n")
+    editor_html = _client(make_user("carol", "staff", "it-editors")).get(page.get_absolute_url()).content.decode()
+    assert "No sentence of this page reads as a summary" in editor_html
+    assert 'id="page-summary"' not in _client(make_user("dan", "staff")).get(page.get_absolute_url()).content.decode()

@@ -7,7 +7,8 @@ class SummariesConfig(AppConfig):
 
     def ready(self) -> None:
         from handbook import page_work
-        from summaries import services
+        from handbook.markdown_import import export_parts
+        from summaries import services, ticks_io
 
         page_work.register(
             page_work.PageWork(
@@ -17,3 +18,5 @@ class SummariesConfig(AppConfig):
                 run_inline=services.summary_inline,
             )
         )
+        # A space export carries the picks of the pages it exports.
+        export_parts.register("summary picks", ticks_io.space_export_part)

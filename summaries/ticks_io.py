@@ -9,6 +9,7 @@ named; a good import replaces the picks of the pages it names.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -35,11 +36,15 @@ class TicksImportError(ValueError):
         self.errors = errors
 
 
-def ticks_export(spaces: Iterable[Space] | None = None) -> Iterator[dict[str, Any]]:
-    """Every pick (of pages in ``spaces`` when given), oldest first."""
+def ticks_export(
+    spaces: Iterable[Space] | None = None, pages: Iterable[Page] | None = None
+) -> Iterator[dict[str, Any]]:
+    """Every pick (of pages in ``spaces``, or of ``pages``, when given), oldest first."""
     picks = SummaryPick.objects.select_related("page__space", "revision", "editor").order_by("picked_at", "pk")
     if spaces is not None:
         picks = picks.filter(page__space__in=list(spaces))
+    if pages is not None:
+        picks = picks.filter(page__in=list(pages))
     for pick in picks:
         yield {
             "type": TYPE,
@@ -126,3 +131,12 @@ def _revision(page: Page, number: Any, text_hash: Any) -> Revision:
         if source_hash(revision.title, revision.body) == text_hash:
             return revision
     raise ValueError(f"page {page.ref} has no revision with the picked text (revision {number})")
+
+
+EXPORT_PATH = "_teaching/summary_picks.jsonl"
+
+
+def space_export_part(space: Space, pages: list[Page], user: Any) -> list[tuple[str, bytes]]:
+    """The space export's summary picks: those of the exported pages (the pages its exporter may read)."""
+    lines = [json.dumps(row, ensure_ascii=False) for row in ticks_export(pages=pages)]
+    return [(EXPORT_PATH, ("\n".join(lines) + "\n").encode())] if lines else []

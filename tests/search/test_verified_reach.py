@@ -4,6 +4,7 @@ export), each only as far as the person may read."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import pytest
@@ -80,3 +81,19 @@ def test_the_space_export_carries_only_what_its_exporter_may_read(taught, make_u
     reader = make_user("rita", "staff")
     theirs = _exported(people, reader)
     assert len(theirs) == 1 and "Are taxis refunded" in theirs[0]  # no gaps: editors' notes
+
+
+@pytest.mark.django_db
+def test_the_space_export_carries_the_summary_picks_of_its_pages(taught, make_user):
+    from summaries.features import quotable_units, unit_hash
+    from summaries.models import SummaryPick
+    from summaries.ticks_io import EXPORT_PATH as PICKS
+
+    for page in (taught["taxis"], taught["board"]):
+        first = unit_hash(quotable_units(page.published_revision.body)[0].text)
+        SummaryPick.objects.create(page=page, revision=page.published_revision, units=[first], editor=taught["owner"])
+    out = io.BytesIO()
+    space_export(taught["people"], out, user=make_user("rita", "staff"))
+    with zipfile.ZipFile(out) as archive:
+        rows = [json.loads(line) for line in archive.read(PICKS).decode().splitlines()]
+    assert [row["page"] for row in rows] == ["taxis"]  # not the restricted page

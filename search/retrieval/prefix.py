@@ -165,7 +165,8 @@ def _headings(cursor: Any, terms: list[str], visible: VisiblePages, space: str, 
             "c.page_id, c.ordinal, c.heading, c.anchor, p.title, p.slug, s.slug AS space_slug",
             "to_tsvector('simple', search_heading_leaf(c.heading))",
             "FROM search_chunk c JOIN handbook_page p ON p.id = c.page_id JOIN handbook_space s ON s.id = p.space_id"
-            f" WHERE c.heading <> '' AND {visible_sql}{filter_sql}",
+            # Not a page's top heading that only repeats its title (already in the titles' list).
+            f" WHERE c.heading <> '' AND c.heading <> p.title AND {visible_sql}{filter_sql}",
             [*visible_params, *filter_params],
             terms,
             every=every,

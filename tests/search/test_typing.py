@@ -86,13 +86,16 @@ def test_parse_sequence():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_titles_and_headings_by_prefix(kw):  # type: ignore[no-untyped-def]
+def test_titles_and_headings_by_prefix(kw, make_page):  # type: ignore[no-untyped-def]
     bob = kw["bob"]
     matches = prefix_matches(user=bob, text="remo")
     assert [h.page_id for h in matches.pages] == [kw["ids"]["remote"]]
     assert matches.pages[0].url == kw["pages"]["remote"].get_absolute_url()
-    assert [h.heading for h in matches.headings] == ["Remote work"]
-    assert matches.headings[0].url.endswith("#remote-work")
+    assert matches.headings == []  # its only heading repeats its title: not listed twice
+    travel = make_page(kw["pages"]["remote"].space, "Travel", "# Travel\n\n## Train tickets\n\nBook early.\n")
+    sections = prefix_matches(user=bob, text="train tick").headings
+    assert [(h.page_id, h.heading, h.title) for h in sections] == [(travel.pk, "Train tickets", "Travel")]
+    assert sections[0].url == travel.get_absolute_url() + "#train-tickets"
     # Every typed word by prefix, accents folded on both sides: the page holding both words comes
     # first, then one holding only "pa" ("Parking").
     assert [h.page_id for h in prefix_matches(user=bob, text="conges pa").pages] == [
@@ -103,15 +106,17 @@ def test_titles_and_headings_by_prefix(kw):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_prefix_list_never_names_a_page_the_reader_cannot_read(kw, make_user):  # type: ignore[no-untyped-def]
+def test_prefix_list_never_names_a_page_the_reader_cannot_read(kw, make_user, make_page):  # type: ignore[no-untyped-def]
     """GIVEN pages hidden from Bob (another space; a restricted page) WHEN Bob types their titles'
     words THEN neither their titles nor their headings come back; Alice, who may read them, gets them."""
-    for text in ("salary", "sal", "dismiss", "salary bands", "dismissal procedure"):
+    salary = kw["pages"]["salary"]
+    make_page(salary.space, "Bonus", "# Bonus\n\n## Bonus scheme\n\nCANARY.\n", restricted_to=("payroll",))
+    for text in ("salary", "sal", "dismiss", "salary bands", "dismissal procedure", "bonus sch"):
         seen = prefix_matches(user=kw["bob"], text=text)
         assert not seen, (text, seen)
     alice = prefix_matches(user=kw["alice"], text="sal")
     assert [h.page_id for h in alice.pages] == [kw["ids"]["salary"]]
-    assert {h.page_id for h in prefix_matches(user=kw["alice"], text="dismissal").headings} == {kw["ids"]["dismissal"]}
+    assert [h.heading for h in prefix_matches(user=kw["alice"], text="bonus sch").headings] == ["Bonus scheme"]
     nobody = make_user("nobody")  # in no group: reads nothing
     assert not prefix_matches(user=nobody, text="remote")
 
@@ -268,7 +273,8 @@ def test_the_pause_list_is_typing_no_log_no_translation(client, kw):  # type: ig
 
 
 @pytest.mark.django_db
-def test_the_list_speaks_french(client, kw):  # type: ignore[no-untyped-def]
+def test_the_list_speaks_french(client, kw, make_page):  # type: ignore[no-untyped-def]
+    make_page(kw["pages"]["remote"].space, "Equipment", "# Equipment\n\n## Remote screens\n\nOne each.\n")
     client.force_login(kw["bob"])
     client.cookies["django_language"] = "fr"
     body = client.get("/search/typing/", {"q": "remo"}, **HX_LIGHT).content.decode()

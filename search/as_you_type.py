@@ -82,6 +82,8 @@ def client_gone(meta: dict[str, Any]) -> bool:
         return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
     except (BlockingIOError, InterruptedError):
         return False  # connected, nothing more sent: the usual case
+    except ValueError:
+        return False  # a TLS socket (gunicorn serving HTTPS) takes no flags: no way to tell
     except OSError:
         return True
 

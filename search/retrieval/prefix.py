@@ -1,10 +1,10 @@
 """Search-as-you-type: page titles and headings that hold the words typed so far, by prefix.
 
-Not a search: no embedding, no statistics, no fusion. Two small statements over the prefix
-indexes of search migrations 0020 (titles) and 0022 (a heading's own words), each testing the reader's visible pages
-(``visible_pages``, the full search's set and SQL forms) before ranking and ``LIMIT``. The order
-depends only on the row itself (how many typed words it holds, its length), never on other
-pages, so nothing hidden can move what a reader sees.
+Not a search: no embedding, no statistics, no fusion. Small statements over the prefix indexes
+of search migrations 0020 (titles) and 0022 (a heading's own words), each testing the reader's
+visible pages (``visible_pages``, the full search's set and SQL forms) before ranking and
+``LIMIT``. The order depends only on the row itself (how many typed words it holds, its
+length), never on other pages, so nothing hidden can move what a reader sees.
 """
 
 from __future__ import annotations

@@ -220,6 +220,12 @@ def test_a_closed_connection_is_gone():  # type: ignore[no-untyped-def]
         left.close()
     assert not as_you_type.client_gone({})  # not under gunicorn: never gone
 
+    class TlsSocket:
+        def recv(self, size: int, flags: int) -> bytes:
+            raise ValueError("non-zero flags not allowed in calls to recv()")
+
+    assert not as_you_type.client_gone({"gunicorn.socket": TlsSocket()})  # cannot tell: do the work
+
 
 def test_typing_slots_never_wait_and_are_given_back():  # type: ignore[no-untyped-def]
     held = threading.Event()

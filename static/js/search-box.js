@@ -28,7 +28,12 @@
     } else if ((elt === input || elt.id === "q-pause") && input.value === submitted) {
       event.preventDefault();
     } else if (elt.id === "q-pause") {
-      showList(false); // the full list is coming
+      var panel = list();
+      if (panel && !panel.hidden && panel.contains(document.activeElement)) {
+        event.preventDefault(); // choosing in the list (arrow keys): the full list would close it
+      } else {
+        showList(false); // the full list is coming
+      }
     }
   });
 

@@ -114,3 +114,22 @@ def test_enter_right_after_typing_sends_no_stale_list(watched, live_server, hand
     page.wait_for_timeout(1500)  # past the pause delay
     assert sent == ["search-form"], sent
     expect(page).to_have_url(f"{live_server.url}/search/?q=annual%20rev")
+
+
+def test_arrow_keys_choose_in_the_list_and_the_pause_waits(watched, live_server, handbook):  # type: ignore[no-untyped-def]
+    """GIVEN the list is shown WHEN the person arrows into it THEN the longer pause's full list is
+    not sent (it would close the list under their keys), and Enter on an entry opens that page."""
+    page = watched.page
+    sent: list[str] = []
+    page.on("request", lambda r: "/search/" in r.url and sent.append(r.headers.get("hx-trigger") or "page"))
+    log_in(page, live_server.url, "reader", "pw-reader")
+    page.locator("#q").press_sequentially("annual lea", delay=30)
+    listing = page.locator("#typing-list")
+    expect(listing.locator("a.typing-hit").first).to_have_text("Annual leave")
+    page.locator("#q").press("ArrowDown")
+    expect(listing.locator("a.typing-hit").first).to_be_focused()
+    page.wait_for_timeout(1300)  # past the pause delay
+    expect(listing).to_be_visible()
+    assert as_you_type.PAUSE_ID not in sent, sent
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Annual leave")

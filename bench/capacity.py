@@ -210,11 +210,12 @@ def report(settings: Any, steps: dict[str, Any], typing: dict[str, Any], alone: 
             md_table(["people", "s", "keys", "typing req", "dropped", "superseded", "typing req/s", "typing p95 ms",
                       "pause req", "pause p95 ms", "submitted", "submit p95 ms", "CPU ms/req"], rows, 1))  # fmt: skip
     a, per_search = alone, (steps["knee"] or steps["levels"][-1])["cpu_ms_per_request"]
+    web, database = (a["cpu_ms_per_request_parts"] + [0.0, 0.0])[:2]
     rows = [[a["concurrency"], a["requests"], a["dropped"], a["failures"], a["rps"], a["p50_ms"], a["p95_ms"],
-             a["cpu_ms_per_request"], per_search]]  # fmt: skip
+             a["cpu_ms_per_request"], web, database, per_search]]  # fmt: skip
     section("Keystrokes alone (closed-loop light requests) beside a submitted search at the knee",
             md_table(["users", "requests", "dropped", "failures", "req/s", "p50 ms", "p95 ms", "CPU ms/typing req",
-                      "CPU ms/search"], rows, 2))  # fmt: skip
+                      "of it gunicorn", "of it Postgres", "CPU ms/search"], rows, 2))  # fmt: skip
     for error in [*(e for r in steps["levels"] for e in r["errors"]), *t["errors"], *a["errors"]][:10]:
         print("FAILURE:", error)
 

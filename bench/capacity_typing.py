@@ -105,10 +105,12 @@ def keystroke_loop(browsers: list[Browser], queries: list[str], *, max_requests:
             ms, ok, dropped, error = browser.search(lines[n % len(lines)], kind="typing")
             recorder.add(Sample("typing", ms, ok, dropped=dropped), error)
 
-    cpu_before, started = tree_cpu_seconds(*roots), time.monotonic()
+    before, started = [tree_cpu_seconds(root) for root in roots], time.monotonic()
     with ThreadPoolExecutor(max_workers=len(browsers)) as pool:
         list(pool.map(user, browsers))
-    elapsed, cpu = time.monotonic() - started, tree_cpu_seconds(*roots) - cpu_before
+    elapsed = time.monotonic() - started
+    parts = [tree_cpu_seconds(root) - was for root, was in zip(roots, before, strict=True)]  # web, database
+    cpu = sum(parts)
     stats = recorder.stats("typing")
     done = stats["requests"] - stats["failures"]
     return {
@@ -117,5 +119,6 @@ def keystroke_loop(browsers: list[Browser], queries: list[str], *, max_requests:
         "seconds": round(elapsed, 2),
         "rps": round(done / elapsed, 2) if elapsed else 0.0,
         "cpu_ms_per_request": round(1000 * cpu / max(1, stats["requests"]), 2),
+        "cpu_ms_per_request_parts": [round(1000 * part / max(1, stats["requests"]), 2) for part in parts],
         "errors": recorder.errors,
     }

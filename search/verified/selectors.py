@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from handbook.answer_units import Unit, page_units
+from handbook.answer_units import Unit, page_units, revision_units
 from handbook.models import Page, Space
 from search.models import VerifiedAnswer, VerifiedQuestion
 from search.retrieval.pipeline import retrieve
@@ -81,13 +81,16 @@ def _nearest(user: Any, question: str, vector: list[float] | None, model: str) -
         verified__kind=VerifiedAnswer.Kind.ANSWER,
         verified__page_id__in=readable,
     )
+    # Only the editors' own wordings decide, exact or near: a reader's wording that matched once is
+    # kept for the editor to read, never to match again (a wrong near match must not become exact).
+    rows = rows.filter(asked=False)
     exact = rows.filter(folded=fold(question)).order_by("-verified__verified_at").first()
     if exact is not None or vector is None or not model:
         return exact
     # The editor's own wordings decide (readers' paraphrases that matched are kept for the
     # editor to read, not to match further ones: that would drift away from the question).
     near = (
-        rows.filter(asked=False, model=model, embedding__isnull=False)
+        rows.filter(model=model, embedding__isnull=False)
         .annotate(distance=CosineDistance("embedding", vector))
         .filter(distance__lte=same_question_distance(model))
         .order_by("distance", "-verified__verified_at")
@@ -111,7 +114,7 @@ def reply_for(verified: VerifiedAnswer) -> VerifiedReply:
     page = verified.page
     assert page is not None and page.published_revision is not None
     current = page.published_revision
-    units = {unit_hash(u.text): u for u in page_units(current.body or "")}
+    units = {unit_hash(u.text): u for u in revision_units([current.pk]).get(current.pk, [])}  # cached per revision
     url = page.get_absolute_url()
     still = [units[row["hash"]] for row in verified.units if row["hash"] in units]
     quotes = [VerifiedQuote(text=u.text, url=_at(url, u.anchor), heading=u.heading) for u in still]

@@ -151,8 +151,8 @@ def withdraw(*, editor: Any, verified: VerifiedAnswer) -> None:
 
 
 def remember_wording(*, verified_id: int, question: str, vector: Any, model: str) -> None:
-    """A reader's question matched this answer: its wording joins the answer's (bounded), so the
-    next near wording matches it too."""
+    """A reader's question matched this answer: its wording is kept with the answer (bounded) for
+    its editors to read; matching stays on the editors' own wordings."""
     if VerifiedQuestion.objects.filter(verified_id=verified_id).count() >= MAX_WORDINGS:
         return
     verified = VerifiedAnswer.objects.filter(pk=verified_id).first()

@@ -303,3 +303,12 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2) -> bool:  
             return True
         time.sleep(interval)
     return predicate()
+
+
+@pytest.fixture(autouse=True)
+def _learnt_quote_order_forgotten() -> Iterator[None]:
+    """A quote ranker a test fitted is kept in process memory for a minute: the next test starts without it."""
+    yield
+    from search.ask import quote_learning  # imports models: only once Django is set up
+
+    quote_learning._loaded.clear()

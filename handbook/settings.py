@@ -219,9 +219,6 @@ EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 32, minimum=1, maximum=
 EMBEDDINGS_CONCURRENCY = env_int("EMBEDDINGS_CONCURRENCY", 4, minimum=1, maximum=64)
 EMBEDDINGS_TIMEOUT_S = env_float("EMBEDDINGS_TIMEOUT_S", 30.0, minimum=0.1)
 EMBEDDINGS_ENABLED = env_bool("EMBEDDINGS_ENABLED", True)
-# Least cosine similarity of a vector hit that counts as a result: "plain" or "plain,centred" for the
-# configured model; unset, the floor calibrated for the model in search/retrieval/relevance.py (none if unknown).
-EMBEDDINGS_SIMILARITY_FLOOR = env_str("EMBEDDINGS_SIMILARITY_FLOOR", "")
 
 LLM_BASE_URL = env_url("LLM_BASE_URL", schemes=("http", "https"))
 LLM_MODEL = env_str("LLM_MODEL", "")

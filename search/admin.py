@@ -8,8 +8,9 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from handbook.models import Page
+from search.decisions.policy import shipped_path
 from search.indexing.embedders import active_model_name
-from search.models import AskLog, Chunk, IndexState, LexiconWord, QuoteRankerFit, VerifiedAnswer
+from search.models import AskLog, Chunk, DecisionPolicy, IndexState, LexiconWord, QuoteRankerFit, VerifiedAnswer
 
 
 def index_overview() -> dict[str, object]:
@@ -37,7 +38,35 @@ def index_overview() -> dict[str, object]:
             .order_by("language")
         )
         or "(not built: one language only, embeddings off, or the sweep has not run yet)",
+        "decisions": _decisions_state(model),
     }
+
+
+def _decisions_state(model: str) -> str:
+    """Where the serving model's decisions come from (search/decisions/policy.py)."""
+    if not model:
+        return "(embeddings off: the words decide)"
+    row = DecisionPolicy.objects.filter(model=model).first()
+    if row is not None and row.decisions:
+        questions = row.report.get("calibration_set", {}).get("questions", "?")
+        return f"calibrated {row.fitted_at:%Y-%m-%d %H:%M} ({questions} labelled questions)"
+    if shipped_path(model).is_file():
+        return "shipped with the application"
+    return "NONE YET: only pages holding the query's words are results until `manage.py calibrate` runs (queued)"
+
+
+@admin.register(DecisionPolicy)
+class DecisionPolicyAdmin(admin.ModelAdmin):
+    """Each embedding model's fitted decisions and fit report: read only (`manage.py calibrate` fits them)."""
+
+    list_display = ("model", "fitted_at")
+    readonly_fields = ("model", "decisions", "report", "fitted_at")
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
 
 
 @admin.register(IndexState)

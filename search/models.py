@@ -363,3 +363,21 @@ class QuoteRankerFit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} ({'in use' if self.in_use else 'not used'})"
+
+
+class DecisionPolicy(models.Model):
+    """The fitted decisions of one embedding model (``search/decisions/``): for each decision its
+    features, weights, threshold and fit report, as ``manage.py calibrate`` wrote them. Similarities are
+    a property of the model, so a policy serves only the model it was fitted for."""
+
+    model = models.CharField(max_length=200, unique=True)
+    decisions = models.JSONField(default=dict)
+    report = models.JSONField(default=dict, help_text="Calibration set, figures, when and how it was fitted.")
+    fitted_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "decision policy"
+        verbose_name_plural = "decision policies"
+
+    def __str__(self) -> str:
+        return f"{self.model} ({', '.join(sorted(self.decisions)) or 'empty'})"

@@ -110,3 +110,12 @@ def refit_quote_ranker() -> None:
     from search.ask.quote_learning import quote_ranker_fit
 
     quote_ranker_fit()
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def calibrate_model(model: str) -> bool:
+    """Fit the decisions of ``model`` when it is the configured one and has no policy yet (its first use,
+    the end of a model switch); ``manage.py calibrate`` refits on demand."""
+    from search.calibration.services import calibrate_if_missing
+
+    return calibrate_if_missing(model)

@@ -16,19 +16,18 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-# --- Relevance floor: off unless a test sets it ------------------------------------
+# --- Decisions: each test reads the policies afresh ----------------------------------
 
 
 @pytest.fixture(autouse=True)
-def _no_similarity_floor(settings):  # type: ignore[no-untyped-def]
-    """Every nearest neighbour counts, as before the floor existed.
+def _decision_policies_read_afresh() -> Iterator[None]:
+    """Policies are read once a minute per process (search/decisions/policy.py): one a test stored
+    would otherwise decide a later test's searches. The production decision runs in every test."""
+    from search.decisions.policy import forget
 
-    The floor of ``search/retrieval/relevance.py`` is calibrated on real corpora, where meaning scores
-    spread; in a handbook of five short pages a fair paraphrase scores beneath it (0.82) and
-    would find nothing. Tests of the floor itself (``tests/search/test_floor.py``, suggestions,
-    the hidden-statistics proof) set ``EMBEDDINGS_SIMILARITY_FLOOR = ""``: the calibrated one.
-    """
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = "-1"
+    forget()
+    yield
+    forget()
 
 
 # --- Passwords: a cheap hasher ---------------------------------------------------
@@ -312,3 +311,34 @@ def _learnt_quote_order_forgotten() -> Iterator[None]:
     from search.ask import quote_learning  # imports models: only once Django is set up
 
     quote_learning._loaded.clear()
+
+
+# --- A second embedding model: the bundled e5 on another similarity scale ---------
+# (tests/second_model.py: unrelated texts near cosine 0, as with hosted models, where e5 puts them above 0.7)
+
+
+@pytest.fixture
+def second_model(settings):  # type: ignore[no-untyped-def]
+    """The app embeds through ``tests/second_model.py``'s server: ``get_embedder()`` is an ``OpenAIEmbedder``
+    talking to it. Yields the server: ``.url``, ``.model``, ``.stats()``.
+
+    ``get_embedder()`` caches one embedder per (URL, model, key, dimensions, timeout): each server has
+    its own port, hence a fresh one, but the cache is emptied on both sides so that no test gets (or
+    leaves behind) an embedder whose server has stopped. Settings are restored by ``settings``.
+    Search encodes queries with the model recorded as *serving* (``model_switch.query_embedder``):
+    a test whose index was filled by another model still searches with that one.
+    """
+    from search.indexing import embedders
+    from tests.second_model import SecondModelServer
+
+    with SecondModelServer() as server:
+        settings.EMBEDDINGS_ENABLED = True
+        settings.EMBEDDINGS_BASE_URL = server.url
+        settings.EMBEDDINGS_MODEL = server.model
+        settings.EMBEDDINGS_DIMENSIONS = 384
+        settings.EMBEDDINGS_API_KEY = "test-key"
+        embedders._remote.cache_clear()
+        try:
+            yield server
+        finally:
+            embedders._remote.cache_clear()

@@ -14,15 +14,14 @@ Choosing the quote looks for the answer, not only for shared words:
    person or team, "where" a place, tool or link); filler ("This page
    explains…", "see also") and code never compete;
 2. every unit whose vector is stored at index time
-   (``search/indexing/unit_vectors.py``) is scored again with its similarity to
-   the question, and so are the best few by words even when not stored yet (a
-   page saved a moment ago: those are embedded now);
-3. the answer is the best unit, plus up to two more that score nearly as well,
-   within 80 words;
-4. answerability is decided from the best unit's score (words, kind and similarity together: an
-   unanswerable question usually has close units that lack its key word, "pet insurance" beside
-   "insurance"); a unit in another language, whose words are matched only through a sparse word
-   translation, is judged by its similarity alone. The sweep in ``bench/ask.py`` calibrates both.
+   (``search/indexing/unit_vectors.py``) is compared with the question by meaning, and so are the
+   best few by words even when not stored yet (a page saved a moment ago: those are embedded now);
+   the model's fitted answer decision (``search/decisions/answer.py``) then scores each from its
+   words, kind, similarity, language and passage rank;
+3. the answer is the best unit, plus up to two more that are answers too, within 80 words;
+4. the passages answer the question when their best unit is an answer (the decision's threshold,
+   fitted per embedding model by ``manage.py calibrate``). Without a policy for the model yet, the
+   words choose and decide.
 """
 
 from __future__ import annotations
@@ -44,6 +43,8 @@ from handbook.inline_html import without_markup
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage
 from search.ask.unit_embeddings import unit_vectors
+from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_answer, unit_score
+from search.decisions.policy import Decision
 from search.indexing.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
 
@@ -53,36 +54,18 @@ MAX_QUOTES = 3
 MAX_WORDS = 80  # all quotes together: an answer, not a section
 MIN_WORDS = 3
 SHORTLIST = 4  # best units by words embedded per question (cold, each costs ~40 ms on 2 cores; cached afterwards)
-# Score = words + SIMILARITY_WEIGHT × (cosine − SIMILARITY_BASE) + kind of thing asked + rank prior.
-SIMILARITY_WEIGHT = 8.0
-SIMILARITY_BASE = 0.8
 CONTEXT_WEIGHT = 0.5  # a question word found only in the unit's heading path or page title
-RANK_PRIOR = 0.15  # best-ranked passage first when units tie
+RANK_PRIOR = 0.15  # words only (no policy yet): best-ranked passage first when units tie
 NAME_WEIGHT = 2.0  # a question word written with a capital (Norvège, Paris, Slack) names what is asked about
 NAME_PENALTY = 0.2  # a unit that holds none of the names the question asks about, when others do
 OPENING_BONUS = 0.1  # the first statement of a section usually states its rule
 SHORTLIST_OTHER_LANGUAGE = 2  # more units embedded when words cannot be matched across languages
 PER_PASSAGE = 1  # and the best unit of every passage
-# A second or third quote scores within this of the first. Before them, the statement right after
-# the best one, which often completes it ("Ils sont référencés sur …"), is quoted when it is in the
-# same section and the words allow.
+# Words only (no policy yet): a second or third quote scores within this of the first. With a policy,
+# extra quotes are answers themselves (search/decisions/answer.py). Before them, the statement right
+# after the best one, which often completes it ("Ils sont référencés sur …"), is quoted when it is in
+# the same section and the words allow.
 EXTRA_QUOTE_MARGIN = 0.5
-# Answerability: the best unit's score must reach MIN_ANSWER_SCORE. A unit in another language than
-# the question's also clears it when its similarity reaches OTHER_LANGUAGE_MIN_SIMILARITY (each 0.01
-# above counts as SIMILARITY_WEIGHT / 100). Measured on the dev sets by bench/ask.py, which prints
-# the sweep.
-MIN_ANSWER_SCORE = 1.05
-OTHER_LANGUAGE_MIN_SIMILARITY = 0.82
-# e5 puts vectors of different languages a little further apart: a unit in the other language gets
-# this added when it competes for a quote with one in the question's language.
-CROSS_LANGUAGE_OFFSET = 0.04
-OTHER_LANGUAGE_QUOTE_MARGIN = 0.0  # how much less close (offset included) a quote in the other language may be
-# The same gap where units compete for the best place: a unit in another language than the question's
-# is compared by meaning as if this much closer. Its words are matched only through a sparse word
-# translation, so without it a same-language unit on a neighbouring subject wins on shared words.
-# Calibrated by bench/ask.py on the translated dev questions: 0.05 to 0.07 give the same answers and
-# change no native one; from 0.08 native answers start to quote the other language.
-OTHER_LANGUAGE_SCORE_OFFSET = 0.06
 
 
 @dataclass(frozen=True)
@@ -103,14 +86,17 @@ class Candidate:
     kind: float = 0.0
     similarity: float | None = None
     other_language: bool = False  # the unit is not in the question's language
+    fitted: float | None = None  # the answer decision's logit, once compared by meaning
 
     @property
     def score(self) -> float:
-        semantic = 0.0
-        if self.similarity is not None:
-            offset = OTHER_LANGUAGE_SCORE_OFFSET if self.other_language else 0.0
-            semantic = SIMILARITY_WEIGHT * (self.similarity + offset - SIMILARITY_BASE)
-        return self.words + self.kind + semantic + RANK_PRIOR / (1 + self.rank)
+        """The fitted logit; before (or without a policy) the words' evidence."""
+        if self.fitted is not None:
+            return self.fitted
+        return self.words + self.kind + RANK_PRIOR / (1 + self.rank)
+
+    def features(self) -> UnitFeatures:
+        return UnitFeatures(self.words, self.kind, self.similarity or 0.0, self.other_language)
 
 
 def _stems(words: list[str]) -> set[str]:
@@ -240,7 +226,8 @@ def _cosines(
 @dataclass
 class Selection:
     quotes: list[Quote]
-    score: float | None  # answerability score of the best unit; None without vectors
+    score: float | None  # probability that the best unit answers; None: not compared by meaning
+    threshold: float = 1.0  # the answer decision's
 
     @property
     def answerable(self) -> bool:
@@ -248,9 +235,9 @@ class Selection:
             return False
         if _ALWAYS.get():
             return True
-        if self.score is None:  # no vectors (embeddings off, provider down): word evidence decides
+        if self.score is None:  # no vectors or no policy yet: word evidence decides
             return self.quotes[0].score > RANK_PRIOR
-        return self.score >= MIN_ANSWER_SCORE
+        return self.score >= self.threshold
 
 
 _ALWAYS: contextvars.ContextVar[bool] = contextvars.ContextVar("answer_always", default=False)
@@ -278,13 +265,6 @@ def last_best_unit() -> dict[str, Any]:
     return dict(_LAST_BEST.get({}))
 
 
-def answerability_score(unit: Candidate, language: str) -> float:
-    if unit.passage.language == language or unit.similarity is None:
-        return unit.score
-    by_meaning = MIN_ANSWER_SCORE + SIMILARITY_WEIGHT * (unit.similarity - OTHER_LANGUAGE_MIN_SIMILARITY)
-    return max(unit.score, by_meaning)
-
-
 def select_quotes(
     question: str,
     language: str,
@@ -306,15 +286,19 @@ def select_quotes(
     for passage in passages:
         own = [c for c in pool if c.passage is passage][:PER_PASSAGE]
         shortlist.extend(c for c in own if c not in shortlist)
+    decision = answer_decision(embedder.model_name) if embedder is not None else None
     scored = False
-    if question_vector is not None and embedder is not None:
+    if question_vector is not None and embedder is not None and decision is not None:
         try:
             shortlist = score_by_meaning(question_vector, pool, shortlist, embedder)
             scored = True
         except Exception as exc:  # a provider hiccup must not turn answers into refusals
             logger.warning("unit embedding failed, words decide: %s", exc)
+    if scored and decision is not None:
+        for c in shortlist:
+            c.fitted = unit_score(c.features(), decision)
     shortlist.sort(key=lambda c: -c.score)
-    if reorder is not None and scored:  # a learnt order of the compared units; answerability stays as shipped
+    if reorder is not None and scored:  # a learnt order of the compared units; answerability stays as fitted
         reorder(shortlist)
     best = shortlist[0]
     chosen = [best]
@@ -324,37 +308,42 @@ def select_quotes(
         chosen.append(following)
         words += len(following.unit.text.split())
     for c in shortlist[1:]:
-        if len(chosen) >= MAX_QUOTES or c.score < best.score - EXTRA_QUOTE_MARGIN:
+        if len(chosen) >= MAX_QUOTES or (decision is None or not scored) and c.score < best.score - EXTRA_QUOTE_MARGIN:
             break
         if c in chosen or words + len(c.unit.text.split()) > MAX_WORDS:
             continue
+        if scored and decision is not None and not is_answer(c.features(), decision):
+            continue
         chosen.append(c)
         words += len(c.unit.text.split())
-    _quote_the_other_language(best, chosen, shortlist, language)
+    if scored and decision is not None:
+        _quote_the_other_language(best, chosen, shortlist, language, decision)
     chosen.sort(key=lambda c: (c is not best, c.rank, c.unit.position))
     quotes = _quotes(chosen)
-    # Whether the passages answer at all: judged on every unit compared with the question by meaning.
-    score = max(answerability_score(c, language) for c in shortlist if c.similarity is not None) if scored else None
+    # Whether the passages answer at all: the best probability among the units compared by meaning.
+    score = None
+    if scored and decision is not None:
+        score = max(decision.probability(c.features().values()) for c in shortlist if c.similarity is not None)
     _LAST_SCORE.set(score if score is not None else 0.0)
     _LAST_BEST.set(
         {"similarity": best.similarity, "words": best.words, "other_language": best.passage.language != language}
     )
-    return Selection(quotes, score)
+    return Selection(quotes, score, decision.threshold(ANSWER) if decision is not None else 1.0)
 
 
 def _quote_the_other_language(
-    best: Candidate, chosen: list[Candidate], shortlist: list[Candidate], language: str
+    best: Candidate, chosen: list[Candidate], shortlist: list[Candidate], language: str, decision: Decision
 ) -> None:
     """When every quote is in the question's language, the best unit of a page in another language
-    takes the last place if it is nearly as close to the question: a bilingual handbook often
-    states a rule in one language only, and the reader sees both (the quote says its language)."""
-    if best.similarity is None or any(c.passage.language != language for c in chosen):
+    takes the last place if it is an answer too: a bilingual handbook often states a rule in one
+    language only, and the reader sees both (the quote says its language)."""
+    if any(c.passage.language != language for c in chosen):
         return
     others = [c for c in shortlist if c.passage.language != language and c.similarity is not None]
     if not others:
         return
     other = max(others, key=lambda c: c.score)
-    if other.similarity + CROSS_LANGUAGE_OFFSET < best.similarity - OTHER_LANGUAGE_QUOTE_MARGIN:
+    if not is_answer(other.features(), decision):
         return
     kept = chosen[: MAX_QUOTES - 1]  # the weakest of the extra quotes gives way, but only to a quote that fits
     if sum(len(c.unit.text.split()) for c in kept) + len(other.unit.text.split()) <= MAX_WORDS:

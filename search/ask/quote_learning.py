@@ -13,7 +13,7 @@ the features and L2 regularisation, few picks leave the shipped order nearly as 
 - **Used only when it helps.** It serves once ``MIN_ANSWERS`` verified answers teach it, and only
   when, held out (each answer left out in turn), its first unit is a picked one at least as often
   as the shipped ranker's. The fit report says both figures.
-- **Only the order.** Whether the passages answer at all stays the shipped decision.
+- **Only the order.** Whether the passages answer at all stays the fitted answer decision's.
 - Refitted by a task after verified answers change; one fit per embedding model.
 """
 
@@ -33,6 +33,7 @@ from handbook.models import Page
 from handbook.permissions import user_group_ids
 from search.ask.extractive import Candidate, candidates, score_by_meaning
 from search.ask.passages import Passage
+from search.decisions.answer import answer_decision, unit_score
 from search.indexing.model_switch import query_embedder
 from search.models import Chunk, QuoteRankerFit, VerifiedAnswer
 from search.verified.wording import question_vector, unit_hash
@@ -109,8 +110,11 @@ def lesson(verified: VerifiedAnswer, embedder: Any) -> tuple[np.ndarray, np.ndar
     pool = candidates(verified.question, verified.language, passages) if passages else []
     if not pool:
         return None
-    if vector is not None and embedder is not None:
+    decision = answer_decision(embedder.model_name) if embedder is not None else None
+    if vector is not None and embedder is not None and decision is not None:
         score_by_meaning(vector, pool, pool, embedder)
+        for c in pool:  # the "shipped" feature is the answer decision's own score, as Ask ranks
+            c.fitted = unit_score(c.features(), decision)
     picked = {row["hash"] for row in verified.units}
     labels = np.asarray([unit_hash(c.unit.text) in picked for c in pool], dtype=np.int8)
     if not labels.any() or labels.all():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 
+from celery import current_app
 from django.db import connection, transaction
 
 from search.indexing.embedders import Embedder, get_embedder, local_embedder
@@ -79,4 +80,6 @@ def try_complete_switch(configured: str) -> bool:
         settings_row.serving_model = configured
         settings_row.save(update_fields=["serving_model", "updated_at"])
     logger.info("embedding model switch complete: now serving %s", configured)
+    # Its decisions are fitted now if it has none (search/decisions/): similarities are the model's own.
+    transaction.on_commit(lambda: current_app.send_task("search.tasks.calibrate_model", args=[configured]))
     return True

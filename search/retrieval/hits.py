@@ -44,6 +44,7 @@ class Retrieval:
     used_vectors: bool = False
     query_vector: list[float] | None = None  # what later steps (Ask's sentence choice) reuse
     embedder: Any = None  # the serving query embedder the vector came from
+    decision: Any = None  # QueryDecision: whether the query means something here (None: not embedded)
 
 
 @dataclass

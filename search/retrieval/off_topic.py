@@ -1,23 +1,18 @@
-"""Is the query about something else than the handbook? Compared with sentences on everyday subjects.
+"""Sentences on everyday subjects and on workplace subjects, to tell a query on another subject.
 
 Multilingual e5 puts any two texts close: a question on another subject ("how long do cats live",
 "recette de la blanquette") has a nearest handbook chunk as close as many real questions, so a
-similarity floor alone cannot tell it from one. What does: such a question is closer still to a
+similarity alone cannot tell it from one. What does: such a question is closer still to a
 sentence on its own subject. ``data/off_topic.txt`` holds sentences on everyday subjects a company
 handbook does not cover (cooking, sport, animals, weather, geography, history, science, music,
 gardening, cars, health, games), in English and French, and ``data/workplace.txt`` generic sentences
-on the subjects handbooks do cover. A query whose nearness to the handbook (its nearest readable
-chunk, blended with its nearest workplace sentence: ``off_topic_gap``) is not ``Floor.off_topic_margin``
-above its nearest everyday sentence is not confident
-(``search/retrieval/pipeline.py``): its words alone must then match. One that is nearer its everyday
-sentence by ``CLEARLY_OFF_TOPIC`` more is clearly about something else ("how to jump start a car",
-"comment apprendre le vélo à un enfant"): a chunk must then hold every one of its words, since a
-few common ones ("start", "vélo", "enfant") are in many handbooks.
+on the subjects handbooks do cover. The query's nearest sentence of each set is a feature of the
+fitted query decision (``search/decisions/query.py``), which weighs them per model.
 
-The sentences are fixed text, so the test depends on the query and on what the reader may read,
-never on pages they cannot read. Their vectors are a property of the model: those of the local
-model ship in ``data/<set>.<model>.npz`` (``python -m search.retrieval.off_topic`` writes them
-again after the sentences change); another model's are computed once per process.
+The sentences are fixed text, so the features depend on the query alone, never on pages a reader
+cannot read. Their vectors are a property of the model: those of the local model ship in
+``data/<set>.<model>.npz`` (``python -m search.retrieval.off_topic`` writes them again after the
+sentences change); another model's are computed once per process.
 """
 
 from __future__ import annotations
@@ -38,17 +33,6 @@ from search.indexing.embedders import Embedder
 logger = logging.getLogger(__name__)
 
 DATA = Path(__file__).resolve().parent / "data"
-# Calibrated with bench/no_match.py: no answerable dev question comes within 0.018 of it.
-CLEARLY_OFF_TOPIC = 0.015
-# The share of the query's nearness to the handbook taken from the workplace sentences rather than from
-# its nearest readable chunk. A chunk is a long passage, and a handbook holds everyday words too (a bike
-# room, meal allowances), so the nearest chunk alone says "close" to many other-subject questions; the
-# short generic workplace sentences say it for work only. Measured with bench/no_match.py (margin
-# -0.01, before the sentences on more subjects): the second no-match set found nothing for 92.6 % with
-# the chunk alone, 94.3 % at 0.25 and 95.5 % at 0.4, the first set 96.6 % at both; at 0.5 an answerable
-# question was left with no result. Not more: a handbook on other subjects than the sentences' would
-# lose its own questions.
-WORKPLACE_WEIGHT = 0.4
 _lock = threading.Lock()
 _vectors: dict[tuple[str, str], np.ndarray] = {}
 
@@ -126,15 +110,6 @@ def _normalised(vectors: Sequence[Sequence[float]]) -> np.ndarray:
     array = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(array, axis=1, keepdims=True)
     return array / np.where(norms == 0, 1, norms)
-
-
-def off_topic_gap(nearest_chunk: float, query_vector: Sequence[float], embedder: Embedder) -> float:
-    """How much nearer the handbook the query is than its nearest everyday sentence: the nearest readable
-    chunk's similarity, blended with the nearest workplace sentence's (``WORKPLACE_WEIGHT``), minus the
-    nearest everyday sentence's. ``Floor.off_topic_margin`` is a least value of it."""
-    near_work = WORKPLACE.nearest(query_vector, embedder)
-    handbook = (1.0 - WORKPLACE_WEIGHT) * nearest_chunk + WORKPLACE_WEIGHT * near_work
-    return handbook - EVERYDAY.nearest(query_vector, embedder)
 
 
 if __name__ == "__main__":  # python -m search.retrieval.off_topic: after editing data/off_topic.txt

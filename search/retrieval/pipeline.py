@@ -15,16 +15,17 @@ from typing import Any
 
 from core import languages
 from core.text import detect_language
+from search.decisions.query import SAFE, QueryDecision, QueryFeatures, decide_query, query_decision, vector_floors
 from search.indexing.model_switch import query_embedder
 from search.retrieval import parallel
 from search.retrieval.crosslang import centred_query, merge_partitions, partition_leg
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
-from search.retrieval.off_topic import CLEARLY_OFF_TOPIC, off_topic_gap
+from search.retrieval.off_topic import EVERYDAY, WORKPLACE
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
-from search.retrieval.relevance import NO_FLOOR, UNHELD_WORD_BAND, shares_words, similarity_floor, unheld_words
+from search.retrieval.relevance import shares_words, unheld_words
 from search.retrieval.vector import (
     HNSW_DIMENSIONS,
     exact_vector_lists,
@@ -114,8 +115,9 @@ def retrieve(
     # The keyword lists search the words as corrected; what was typed stays the query shown.
     words = corrected[0] if corrected else parsed
     model = embedder.model_name if embedder else ""
-    # Vector hits count only when close enough in meaning (search/retrieval/relevance.py): gibberish finds nothing.
-    floor = similarity_floor(model) if model else NO_FLOOR
+    # Vector hits count only when close enough in meaning (search/decisions/query.py, fitted per model).
+    policy = query_decision(model) if model else None
+    vector_floor, centred_floor = vector_floors(policy)
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
 
     calls = []
@@ -123,17 +125,17 @@ def retrieve(
         calls.append(_timed("keyword", keyword_leg, words, visible, filters, depth))
     if embedding is not None and exact and centred is not None:
         # Exact search reads every visible row: both vector lists come from one scan (timed as "vector").
-        args = (embedding, centred, model, visible, filters, depth, floor)
+        args = (embedding, centred, model, visible, filters, depth, vector_floor)
         calls.append(_timed("vectors", exact_vector_lists, *args))
     elif embedding is not None:
         # The query language's centred list comes from the plain walk's own rows (one walk fewer).
         native = query_language if centred is not None and query_language in centred.sizes else None
         if native:
             args = (embedding, centred, native, model, visible, filters, depth)
-            calls.append(_timed("walk", walk_with_native_partition, *args, max_distance=floor.plain_distance))
+            calls.append(_timed("walk", walk_with_native_partition, *args, max_distance=1.0 - vector_floor))
         else:
             args = (embedding, model, visible, filters, depth, exact)
-            calls.append(_timed("vector", vector_leg, *args, max_distance=floor.plain_distance))
+            calls.append(_timed("vector", vector_leg, *args, max_distance=1.0 - vector_floor))
         # One call per other language partition: each walks its own graph, side by side.
         for language in centred.sizes if centred is not None else ():
             if language != native:
@@ -163,28 +165,13 @@ def retrieve(
         walked = max(walked, timings.pop(name))
     if per_language is not None:
         t = time.perf_counter()
-        lists["crosslang"] = merge_partitions(per_language, centred, depth, floor.centred)
+        lists["crosslang"] = merge_partitions(per_language, centred, depth, centred_floor)
         timings["crosslang"] = walked + time.perf_counter() - t
     keyword, vector = lists.get("keyword", []), lists.get("vector", [])
     crosslang, translated = lists.get("crosslang", []), lists.get("translate", [])
-    nearest = 1.0 - (vector[0].vector_distance or 0.0) if vector else None
-    least = floor.confident
-    # A query not made of the readable pages' words must be very close in meaning to mean anything.
-    uncertain = nearest is not None and floor.confident <= nearest < floor.wordless
-    if uncertain and not shares_words(parsed.terms, bool(keyword or translated)):
-        least = floor.wordless
-    confident = nearest is not None and nearest >= least
-    alone = KEYWORD_ALONE_COVERAGE
-    if nearest is not None and embedding is not None and embedder is not None and floor.off_topic_margin is not None:
-        # ...and closer to the handbook than to everyday subjects ("how long do cats live").
-        gap = off_topic_gap(nearest, embedding, embedder)
-        confident = confident and gap >= floor.off_topic_margin
-        if confident and gap < floor.off_topic_margin + UNHELD_WORD_BAND:
-            # Barely closer to the handbook, and with a word none of the reader's pages holds.
-            confident = not unheld_words(words.terms, reader, query_language)
-        if gap < floor.off_topic_margin - CLEARLY_OFF_TOPIC:
-            alone = 1.0  # clearly about something else: one chunk must hold every word ("jump start a car")
-    words_carry = embedding is not None and least > -1.0 and not confident
+    decision = _decide(vector, embedding, embedder, keyword or translated, parsed, words, reader, query_language)
+    alone = 1.0 if decision is not None and decision.clearly_off else KEYWORD_ALONE_COVERAGE
+    words_carry = decision is not None and not decision.confident
     if words_carry:
         # Nothing is clearly close in meaning: the words must carry the match, each listed chunk
         # holding most of the query's words, or one common word of an unrelated question ("temps"
@@ -212,5 +199,38 @@ def retrieve(
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(
-        parsed, pages, query_language, timings, used_vectors=bool(vector), query_vector=embedding, embedder=embedder
+        parsed,
+        pages,
+        query_language,
+        timings,
+        used_vectors=bool(vector),
+        query_vector=embedding,
+        embedder=embedder,
+        decision=decision,
     )
+
+
+def _decide(  # noqa: PLR0913 - the lists and what the features are read from
+    vector: list[ChunkHit],
+    embedding: list[float] | None,
+    embedder: Any,
+    found_words: list[ChunkHit],
+    parsed: Any,
+    words: Any,
+    reader: Any,
+    query_language: str,
+) -> QueryDecision | None:
+    """Whether the query means something here (search/decisions/query.py); None when it was not
+    embedded (keyword search only: the words decide, as they always did)."""
+    if embedding is None or embedder is None:
+        return None
+    policy = query_decision(embedder.model_name)
+    if not vector:  # nothing above the floor: nothing is near in meaning
+        return SAFE
+    features = QueryFeatures(
+        nearest=1.0 - (vector[0].vector_distance or 0.0),
+        workplace=WORKPLACE.nearest(embedding, embedder),
+        everyday=EVERYDAY.nearest(embedding, embedder),
+        words=shares_words(parsed.terms, bool(found_words)),
+    )
+    return decide_query(features, policy, unheld=lambda: bool(unheld_words(words.terms, reader, query_language)))

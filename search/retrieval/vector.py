@@ -11,7 +11,6 @@ from pgvector import Vector
 from core.db_router import read_connection
 from search.models import HNSW_DIMENSIONS  # the dimension the HNSW indexes cover
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
-from search.retrieval.relevance import NO_FLOOR, Floor
 from search.retrieval.visibility import VisiblePages, as_visible
 
 EXACT_SCAN_ALWAYS_CHUNKS = 10_000  # this few visible chunks: exact search (~1 µs a row), whatever the share
@@ -65,7 +64,7 @@ def vector_leg(
 ) -> list[ChunkHit]:
     """Nearest chunks among the visible pages (``visible``: page ids from ``visible_to``).
 
-    ``max_distance``: farther chunks are not hits (the similarity floor, ``search/retrieval/relevance.py``).
+    ``max_distance``: farther chunks are not hits (the similarity floor, ``search/decisions/query.py``).
     """
     return _nearest(vector, model, visible, filters, depth, exact, ef_search, max_distance)[0]
 
@@ -188,7 +187,7 @@ def exact_vector_lists(
     visible: VisiblePages,
     filters: Filters,
     depth: int = LEG_DEPTH,
-    floor: Floor = NO_FLOOR,
+    min_similarity: float = -1.0,
 ) -> tuple[list[ChunkHit], dict[str, list[ChunkHit]]]:
     """The exact vector leg and each language partition's exact centred list, from one scan.
 
@@ -197,7 +196,7 @@ def exact_vector_lists(
     in one pass (kept: ids and two distances, not the vectors) instead of one scan for the
     plain leg and one per language. Same results
     as ``vector_leg(exact=True)`` and ``crosslang_leg(exact=True)`` (tested). The plain list keeps the
-    chunks within ``floor.plain``; the centred lists are cut by ``merge_partitions``.
+    chunks at least ``min_similarity`` close; the centred lists are cut by ``merge_partitions``.
     """
     if not visible:
         return [], {}
@@ -226,7 +225,7 @@ def exact_vector_lists(
         *visible_params,
         model,
         *filter_params,
-        floor.plain_distance,
+        1.0 - min_similarity,
         depth,
         languages,
         depth,

@@ -18,7 +18,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def site(watched, settings, make_user, make_space, make_page) -> Any:  # type: ignore[no-untyped-def]
     # After the browser fixtures (which turn embeddings off): confidence is a decision on meaning.
     settings.EMBEDDINGS_ENABLED = True
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated floor of the local model
     hr = make_space("hr", viewers=("staff",), editors=("hr-editors",))
     make_page(hr, "Annual leave", LEAVE)
     for title, text in OTHERS.items():

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from search.decisions.policy import Decision
+from search.decisions.query import FEATURES, QueryFeatures, decide_query
 from search.indexing.embedders import LOCAL_MODEL_NAME
 from search.retrieval.confidence import confident_count
 from search.retrieval.hits import ChunkHit, PageHit, Retrieval
@@ -48,7 +50,6 @@ OTHERS = {
 
 @pytest.fixture
 def world(make_user, make_space, make_page, settings) -> Any:  # type: ignore[no-untyped-def]
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated floor of the local model
     hr = make_space("hr", viewers=("staff",), editors=("hr-editors",))
     make_page(hr, "Annual leave", LEAVE)
     for title, text in OTHERS.items():
@@ -136,14 +137,17 @@ def test_without_a_query_vector_nothing_is_folded() -> None:
         ([[ChunkHit(1, 1, vector_distance=0.3)], [ChunkHit(2, 2, coverage=1.0)]], 2),
     ],
 )
-def test_the_confident_run(chunks: list[list[ChunkHit]], expected: int, settings) -> None:  # type: ignore[no-untyped-def]
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""
+def test_the_confident_run(chunks: list[list[ChunkHit]], expected: int) -> None:
+    # A literal decision: confident from a nearest chunk 0.85 similar.
+    decision = Decision(FEATURES, (100.0, 0.0, 0.0, 0.0, 0.0), -85.0, {"result": 0.5, "clearly_off": 0.0})
     pages = [PageHit(n, 1.0 / n, hits) for n, hits in enumerate(chunks, start=1)]
+    query = decide_query(QueryFeatures(nearest=0.9, workplace=0.0, everyday=0.0, words=True), decision)
     retrieval = Retrieval(
         parse_query("leave"),
         pages,
         "en",
         query_vector=[0.1] * 384,
         embedder=SimpleNamespace(model_name=LOCAL_MODEL_NAME),
+        decision=query,
     )
-    assert confident_count(pages, retrieval) == expected
+    assert confident_count(pages, retrieval, decision) == expected

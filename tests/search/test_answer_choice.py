@@ -1,4 +1,5 @@
-"""The quote choice between units of the two languages (no database: candidates built by hand)."""
+"""The quote choice between units of the two languages (no database: candidates built by hand, scored
+by a literal answer decision)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ import pytest
 from handbook.answer_units import Unit
 from search.ask import extractive
 from search.ask.passages import Passage
+from search.decisions.answer import ANSWER, FEATURES, unit_score
+from search.decisions.policy import Decision
+
+# logit = words + 10 × similarity + 0.5 if the unit is in another language − 9; an answer from p ≥ 0.5.
+DECISION = Decision(FEATURES, (1.0, 0.0, 10.0, 0.5, 0.0), -9.0, {ANSWER: 0.5})
 
 
 def _passage(number: int, language: str) -> Passage:
@@ -33,9 +39,11 @@ def _passage(number: int, language: str) -> Passage:
 
 def _candidate(text: str, passage: Passage, *, words: float, similarity: float, question_language: str = "fr"):  # type: ignore[no-untyped-def]
     unit = Unit(text, "sentence", "", "", text)
-    return extractive.Candidate(
+    candidate = extractive.Candidate(
         unit, passage, 0, words=words, similarity=similarity, other_language=passage.language != question_language
     )
+    candidate.fitted = unit_score(candidate.features(), DECISION)
+    return candidate
 
 
 def test_a_closer_unit_in_the_other_language_beats_a_neighbouring_subject_on_shared_words() -> None:
@@ -46,8 +54,7 @@ def test_a_closer_unit_in_the_other_language_beats_a_neighbouring_subject_on_sha
     english = _candidate("FMLA gives up to 12 weeks of unpaid leave.", _passage(2, "en"), words=0.2, similarity=0.88)
     assert english.score > french.score
     same = _candidate("FMLA gives up to 12 weeks of unpaid leave.", _passage(3, "fr"), words=0.2, similarity=0.88)
-    offset = extractive.SIMILARITY_WEIGHT * extractive.OTHER_LANGUAGE_SCORE_OFFSET
-    assert english.score - same.score == pytest.approx(offset) and offset > 0
+    assert english.score - same.score == pytest.approx(0.5)  # the decision's weight on another language
     close = _candidate("Le congé maternité dure seize semaines.", _passage(4, "fr"), words=0.5, similarity=0.88)
     assert close.score > same.score
 
@@ -63,10 +70,10 @@ def test_the_other_language_quote_takes_a_place_only_when_it_fits() -> None:
     ]
     long_other = _candidate(" ".join(["word"] * 30), _passage(2, "en"), words=0.1, similarity=0.87)
     kept = list(chosen)
-    extractive._quote_the_other_language(chosen[0], kept, [*chosen, long_other], "fr")
+    extractive._quote_the_other_language(chosen[0], kept, [*chosen, long_other], "fr", DECISION)
     assert kept == chosen
     short_other = _candidate(" ".join(["word"] * 20), _passage(3, "en"), words=0.1, similarity=0.87)
-    extractive._quote_the_other_language(chosen[0], kept, [*chosen, short_other], "fr")
+    extractive._quote_the_other_language(chosen[0], kept, [*chosen, short_other], "fr", DECISION)
     assert kept == [chosen[0], chosen[1], short_other]
 
 
@@ -75,3 +82,17 @@ def test_a_unit_longer_than_the_budget_is_cut_within_it() -> None:
     quote = extractive._cap(" ".join(f"w{i}" for i in range(120)))
     assert len(quote.split()) == extractive.MAX_WORDS and quote.endswith(" …")
     assert extractive._cap("short unit") == "short unit"
+
+
+def test_the_other_language_quote_must_be_an_answer_itself() -> None:
+    """GIVEN a short unit in the other language WHEN the decision says it is no answer (p < 0.5) THEN
+    the quotes stay in the question's language; when it is one, it takes the last place."""
+    fr = _passage(1, "fr")
+    chosen = [_candidate(" ".join(["mot"] * 10), fr, words=0.6, similarity=0.88)]
+    weak = _candidate(" ".join(["word"] * 10), _passage(2, "en"), words=0.0, similarity=0.8)  # logit −0.5
+    kept = list(chosen)
+    extractive._quote_the_other_language(chosen[0], kept, [*chosen, weak], "fr", DECISION)
+    assert kept == chosen
+    strong = _candidate(" ".join(["word"] * 10), _passage(3, "en"), words=0.0, similarity=0.86)  # logit 0.1
+    extractive._quote_the_other_language(chosen[0], kept, [*chosen, strong], "fr", DECISION)
+    assert kept == [chosen[0], strong]

@@ -12,6 +12,10 @@ import pytest
 
 from search.ask import extractive as extractive_answer
 from search.ask.answers import answer_question
+from search.decisions.answer import ANSWER, answer_decision
+from search.decisions.policy import Decision, forget, policy_for
+from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.models import DecisionPolicy
 
 DEMO = Path(__file__).resolve().parents[2] / "handbook" / "demo"
 DEMO_SPACES = ("people", "finance", "it")
@@ -59,6 +63,9 @@ def _first_quote(answer) -> str:  # type: ignore[no-untyped-def]
 KNOWN_MISSES = {
     "combien de jours de congés ai-je ?",  # quotes the fractionnement days first
     "Quel est le plafond mensuel de la carte d'entreprise ?",  # declined
+    # Since the answer decision is fitted (search/decisions/answer.py): the table row on requesting leave
+    # ("Half a day to 5 consecutive working days") outranks "25 working days" by meaning.
+    "How many days of annual leave do I get?",
 }
 DEMO_TABLE = [
     ("How many days of annual leave do I get?", ["25 working days"], "demo:people/annual-leave"),
@@ -123,6 +130,16 @@ The large room on the third floor seats 12 people and has a video system.
 """
 
 
+def _answer_threshold(shipped: Decision, threshold: float) -> None:
+    """The local model's policy as shipped, but for the answer threshold (stored as if calibrated)."""
+    moved = Decision(shipped.features, shipped.weights, shipped.intercept, {ANSWER: threshold})
+    decisions = {name: d.as_json() for name, d in policy_for(LOCAL_MODEL_NAME).decisions.items()}
+    DecisionPolicy.objects.update_or_create(
+        model=LOCAL_MODEL_NAME, defaults={"decisions": {**decisions, ANSWER: moved.as_json()}}
+    )
+    forget()
+
+
 @pytest.mark.django_db
 def test_no_answer_decision_on_both_sides_of_the_threshold(make_space, make_page, make_user, monkeypatch):  # type: ignore[no-untyped-def]
     """GIVEN the answerability score WHEN the threshold sits just above it THEN no answer; just below: answered."""
@@ -134,12 +151,14 @@ def test_no_answer_decision_on_both_sides_of_the_threshold(make_space, make_page
         answer = _ask(bob, question)
     assert "seats 12 people" in _first_quote(answer)
     score = extractive_answer.last_answerability_score()
-    assert score >= extractive_answer.MIN_ANSWER_SCORE
-    monkeypatch.setattr(extractive_answer, "MIN_ANSWER_SCORE", score + 0.001)
+    shipped = answer_decision(LOCAL_MODEL_NAME)
+    assert shipped is not None and score >= shipped.threshold(ANSWER)
+    _answer_threshold(shipped, score + 0.001)
     assert _ask(bob, question).mode == "no_answer"
-    monkeypatch.setattr(extractive_answer, "MIN_ANSWER_SCORE", score - 0.001)
+    _answer_threshold(shipped, score - 0.001)
     assert _ask(bob, question).mode == "extractive"
     # Unrelated questions stay below the real threshold, in either language.
-    monkeypatch.undo()
+    DecisionPolicy.objects.all().delete()
+    forget()
     assert _ask(bob, "What is the capital of Peru?").mode == "no_answer"
     assert _ask(bob, "Quelle est la recette de la tarte tatin ?").mode == "no_answer"

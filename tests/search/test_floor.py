@@ -1,14 +1,17 @@
-"""The similarity floor: search can say "nothing matches", and count, facets and list agree."""
+"""The query decision in search: search can say "nothing matches", and count, facets and list agree.
+
+The production decision (the bundled model's shipped policy) decides unless a test stores a literal
+one (``stored_decision``), set around the features ``retrieve`` read for the query itself."""
 
 from __future__ import annotations
 
 import pytest
-from django.core.exceptions import ImproperlyConfigured
 
-from search.indexing.embedders import get_embedder
+from search.decisions.policy import Decision, forget
+from search.decisions.query import FEATURES, QueryFeatures
+from search.indexing.embedders import LOCAL_MODEL_NAME, get_embedder
 from search.retrieval.hits import Filters
 from search.retrieval.pipeline import retrieve
-from search.retrieval.relevance import Floor, parse_floor, similarity_floor
 from search.retrieval.vector import vector_leg
 from search.selectors import search_pages
 from tests.readers import visible_page_ids
@@ -17,9 +20,27 @@ from tests.search.retrieval_world import build
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _calibrated_floor(settings):  # type: ignore[no-untyped-def]
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the floor calibrated for the local model
+def stored_decision(weights: dict[str, float], intercept: float, result: float = 0.5, clearly_off: float = 0.0) -> None:
+    """The local model decides with these literal weights (features not named weigh nothing), as if calibrated."""
+    from search.models import DecisionPolicy
+
+    decision = Decision(
+        FEATURES,
+        tuple(weights.get(name, 0.0) for name in FEATURES),
+        intercept,
+        {"result": result, "clearly_off": clearly_off, "vector_floor": -1.0, "centred_floor": -1.0},
+    )
+    DecisionPolicy.objects.update_or_create(
+        model=LOCAL_MODEL_NAME, defaults={"decisions": {"query": decision.as_json()}}
+    )
+    forget()
+
+
+def features_of(query: str, reader) -> QueryFeatures:  # type: ignore[no-untyped-def]
+    """What the query decision was given for ``query`` (under the shipped policy)."""
+    decision = retrieve(query, reader).decision
+    assert decision is not None and decision.features is not None
+    return decision.features
 
 
 FLOOR_PAGES = ("remote", "teletravail", "parking", "expenses")  # open to staff, in two spaces
@@ -49,24 +70,21 @@ def test_meaning_still_finds_a_page_that_shares_no_word(handbook):
     assert found and found[0] in {"remote", "teletravail"}
 
 
-def test_without_a_floor_every_neighbour_is_a_hit(settings, handbook):
-    """The control: the floor is what empties the list (nearest neighbours always exist)."""
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = "-1"
+def test_every_neighbour_is_a_hit_when_the_decision_says_every_query_means_something(handbook):
+    """The control: the decision is what empties the list (nearest neighbours always exist)."""
+    stored_decision({}, intercept=1.0)  # p = σ(1) > 0.5 for any query, no floor
     assert len(retrieve("xyzzyplugh", handbook).pages) == len(FLOOR_PAGES)
 
 
-def test_a_query_sharing_no_word_with_the_pages_needs_the_wordless_similarity(settings, handbook):
+def test_a_query_not_made_of_words_needs_more_meaning(handbook):
     """Keyboard mashes are as close in meaning as real questions; real questions share words."""
-    embedder = get_embedder()
     query = "qsdfghjklm"
-    hits = vector_leg(
-        embedder.embed_query(query), embedder.model_name, visible_page_ids(handbook), Filters(), exact=True
-    )
-    nearest = 1.0 - hits[0].vector_distance
-    below, above = nearest - 0.01, min(nearest + 0.01, 1.0)
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{below},{above}"
+    seen = features_of(query, handbook)
+    assert not seen.words
+    # Confident from the nearest chunk's similarity, less 0.5 when the query is not made of words:
+    stored_decision({"nearest": 100.0, "words": 50.0}, intercept=-100.0 * (seen.nearest - 0.01) - 50.0)
     assert retrieve(query, handbook).pages == []
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{below},{below}"  # the control: same query, rule off
+    stored_decision({"nearest": 100.0}, intercept=-100.0 * (seen.nearest - 0.01))  # the control: words weigh nothing
     assert retrieve(query, handbook).pages
 
 
@@ -97,35 +115,7 @@ def test_count_facets_and_list_agree_on_every_page(handbook):
     assert len(listed) == len(set(listed)) == first.total
 
 
-def test_floor_settings(settings):
-    assert parse_floor("0.5") == Floor(0.5, 0.5, 0.5, 0.5)
-    assert parse_floor("0.8, 0.3") == Floor(0.8, 0.3, 0.8, 0.8)
-    assert parse_floor("0.78,0,0.85") == Floor(0.78, 0.0, 0.85, 0.85)
-    assert parse_floor("0.78,0,0.85,0.88") == Floor(0.78, 0.0, 0.85, 0.88)
-    assert parse_floor("0.78,0,0.85,0.88,0.01") == Floor(0.78, 0.0, 0.85, 0.88, 0.01)
-    assert parse_floor("0.78,0,0.85,0.88").off_topic_margin is None  # no off-topic test unless asked
-    for bad in ("high", "2", "0.1,0.2,0.3,0.4,0.5,0.6"):
-        with pytest.raises(ImproperlyConfigured):
-            parse_floor(bad)
-    settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL = "http://127.0.0.1:9/v1", "text-embedding-3-small"
-    assert similarity_floor("text-embedding-3-small").plain == -1.0  # uncalibrated: no floor
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = "0.4,0.1"
-    assert similarity_floor("text-embedding-3-small") == Floor(0.4, 0.1, 0.4, 0.4)
-    assert similarity_floor(get_embedder.__module__) == Floor(-1.0, -1.0)  # another, unknown model
-
-
 OFF_TOPIC = ["How long do cats live?", "Quelle est la recette de la blanquette de veau ?"]
-
-
-def _nearest(query: str, reader) -> tuple[list[float], float, float]:  # type: ignore[no-untyped-def]
-    """The query's vector, its nearest readable chunk's similarity and its off-topic gap (exact scan)."""
-    from search.retrieval.off_topic import off_topic_gap
-
-    embedder = get_embedder()
-    vector = embedder.embed_query(query)
-    hits = vector_leg(vector, embedder.model_name, visible_page_ids(reader), Filters(), exact=True)
-    nearest = 1.0 - hits[0].vector_distance
-    return vector, nearest, off_topic_gap(nearest, vector, embedder)
 
 
 def test_questions_on_other_subjects_find_nothing(handbook):
@@ -137,80 +127,42 @@ def test_questions_on_other_subjects_find_nothing(handbook):
     assert retrieve("Can I do my job at my house?", handbook).pages
 
 
-def test_a_query_closer_to_an_everyday_subject_is_not_confident(settings, handbook):
-    """Both sides of the off-topic margin, for one query whose nearest chunk clears the confident floor."""
+def test_a_query_closer_to_an_everyday_subject_is_not_confident(handbook):
+    """Both sides of the decision for one query, the everyday sentence's similarity weighing against it."""
     query = OFF_TOPIC[0]
-    _vector, nearest, gap = _nearest(query, handbook)
-    confident = nearest - 0.01
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap + 0.01}"
+    seen = features_of(query, handbook)
+    margin = seen.nearest - seen.everyday
+    stored_decision({"nearest": 100.0, "everyday": -100.0}, intercept=-100.0 * (margin + 0.01))
     assert retrieve(query, handbook).pages == []
-    # The control, clear of the band in which a word no page holds ("cats") takes the confidence away.
-    from search.retrieval.relevance import UNHELD_WORD_BAND
-
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{gap - UNHELD_WORD_BAND - 0.005}"
+    stored_decision({"nearest": 100.0, "everyday": -100.0}, intercept=-100.0 * (margin - 0.01))
     assert retrieve(query, handbook).pages
 
 
-def test_the_workplace_sentences_weigh_in_the_off_topic_test(settings, handbook, make_page, monkeypatch):
-    """GIVEN a page that speaks of baking, and a baking question, with the margin set between the
-    question's gap measured from its nearest chunk alone and its gap with the workplace sentences weighed
-    in, THEN it lists pages when the chunk alone decides and none with the workplace sentences: a chunk
-    (everyday words and all) says "near" more easily than the generic work sentences do."""
+def test_a_word_no_readable_page_holds_is_read_from_the_reader_s_pages_only(handbook, make_space, make_page):
+    """GIVEN a decision on which a word no readable page holds ("grams") takes the confidence away, THEN
+    nothing matches, also once a page bob cannot read holds it; once a page he reads holds it, the
+    query is confident again and lists pages."""
     from handbook.models import Page
-    from search.retrieval import off_topic
-
-    make_page(
-        Page.objects.get(ref="remote").space,
-        "The office kitchen",
-        "# The office kitchen\n\nThe baking club keeps flour, sugar and measuring cups in the kitchen cupboard.",
-    )
-    embedder = get_embedder()
-    query = "how many grams of flour in a cup"
-    vector, nearest, blended = _nearest(query, handbook)
-    chunk_alone = nearest - off_topic.EVERYDAY.nearest(vector, embedder)
-    assert off_topic.WORKPLACE.nearest(vector, embedder) < nearest  # the generic sentences are farther
-    assert blended < chunk_alone
-    confident = nearest - 0.01  # the nearest chunk clears it: only the margin decides
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{(blended + chunk_alone) / 2}"
-    assert retrieve(query, handbook).pages == []
-    monkeypatch.setattr(off_topic, "WORKPLACE_WEIGHT", 0.0)  # the control: the nearest chunk alone
-    assert retrieve(query, handbook).pages
-
-
-def test_a_query_barely_above_the_margin_with_a_word_no_page_holds_is_not_confident(
-    settings, handbook, make_space, make_page, monkeypatch
-):
-    """GIVEN a baking question just above the off-topic margin (within ``UNHELD_WORD_BAND``), one of whose
-    words ("grams") no readable page holds, THEN nothing matches, also once a page bob cannot read holds
-    it; once a page he reads holds that word,
-    or without the band, the question is confident again and lists pages ("many" is missing too at first)."""
-    from handbook.models import Page
-    from search.retrieval import pipeline
 
     space = Page.objects.get(ref="remote").space
     make_page(space, "The office kitchen", "# The office kitchen\n\nThe baking club keeps flour and cups here.")
     query = "how many grams of flour in a cup"
-    _vector, nearest, gap = _nearest(query, handbook)
-    margin = gap - pipeline.UNHELD_WORD_BAND / 2
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{nearest - 0.01},{nearest - 0.01},{margin}"
+    seen = features_of(query, handbook)
+    stored_decision({"nearest": 100.0, "unheld": -10.0}, intercept=-100.0 * (seen.nearest - 0.05))
+    assert retrieve(query, handbook).decision.features.unheld
     assert retrieve(query, handbook).pages == []
-    monkeypatch.setattr(pipeline, "UNHELD_WORD_BAND", 0.0)  # the control: the margin alone
-    assert retrieve(query, handbook).pages
-    monkeypatch.undo()
     hidden = make_space("board-only", viewers=("board",))  # a page bob cannot read holding the words
     make_page(hidden, "Weights", "# Weights\n\nMany parcels over 500 grams go by courier.")
     assert retrieve(query, handbook).pages == []  # changes nothing for him
-    make_page(space, "Weights", "# Weights\n\nMany parcels over 500 grams go by courier.")  # it holds the words
-    assert _nearest(query, handbook)[2] >= margin  # still above it
+    make_page(space, "Weights", "# Weights\n\nMany parcels over 500 grams go by courier.")  # he reads it
     assert retrieve(query, handbook).pages
 
 
-def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(settings, handbook, make_page):
+def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(handbook, make_page):
     """GIVEN a page that holds most words of a question on another subject, THEN the question lists it
-    while it is only a little nearer an everyday sentence than the page (its words alone must match:
-    most of them do), and not once it is clearly nearer (then every word must be in one chunk)."""
+    while it is not confident but not clearly off (its words alone must match: most of them do), and
+    not once it is clearly off (then every word must be in one chunk: "long" is in none)."""
     from handbook.models import Page
-    from search.retrieval.off_topic import CLEARLY_OFF_TOPIC
 
     page = make_page(
         Page.objects.get(ref="remote").space,
@@ -218,17 +170,11 @@ def test_a_question_clearly_on_another_subject_needs_every_word_in_one_chunk(set
         "# Animals in the building\n\nCats and dogs may not live in the building, guide dogs excepted.",
     )
     query = "how long do cats and dogs live"
-    _vector, nearest, gap = _nearest(query, handbook)
-    confident = nearest - 0.01  # the nearest chunk clears it: only the margin decides
-    a_little = gap + 0.005  # not confident, not clearly off topic: most of the words suffice
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{a_little}"
+    stored_decision({}, intercept=0.0, result=0.9, clearly_off=0.1)  # p = 0.5: not confident, not clearly off
     listed = retrieve(query, handbook).pages
-    assert page.pk in [p.page_id for p in listed]
-    # Its words carry the match, so the pages only near in meaning (every vector hit clears the plain
-    # floor of -1 here) rank but are not results: the animals page is the one page listed.
+    # Its words carry the match, so the pages only near in meaning rank but are not results.
     assert [p.page_id for p in listed] == [page.pk]
-    clearly = gap + CLEARLY_OFF_TOPIC + 0.005  # "long" is in no chunk
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = f"-1,-1,{confident},{confident},{clearly}"
+    stored_decision({}, intercept=0.0, result=0.9, clearly_off=0.6)  # p = 0.5: clearly off
     assert retrieve(query, handbook).pages == []
 
 

@@ -13,11 +13,6 @@ from search.models import AskLog, SearchMiss
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _calibrated_floor(settings):  # type: ignore[no-untyped-def]
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # gibberish finds nothing, as served
-
-
 def test_a_submitted_search_that_finds_nothing_is_recorded_without_its_author(client, make_space, make_page, make_user):
     space = make_space("people", viewers=("staff",))
     make_page(space, "Parking", "# Parking\n\nThe garage under building B has forty spaces.", ref="parking")

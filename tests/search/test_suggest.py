@@ -21,7 +21,6 @@ BUDGET = "# Budget\n\nThe confidential budget is approved in March. The budget l
 
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch, settings):  # type: ignore[no-untyped-def]
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated floor: misspelt queries find little
     suggest.forget()
     yield from tiny_lexicon(monkeypatch)
     suggest.forget()

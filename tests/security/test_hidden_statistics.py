@@ -59,7 +59,6 @@ HIDDEN_WORDS = (
 
 @pytest.fixture(autouse=True)
 def _small_handbook_statistics(monkeypatch, settings):  # type: ignore[no-untyped-def]
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated similarity floor, as served
     # A tiny handbook: every word is vocabulary and every language has a mean.
     monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
     yield from tiny_lexicon(monkeypatch)

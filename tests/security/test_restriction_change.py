@@ -38,7 +38,6 @@ QUERIES = ["wireguard handshake", "poignée de main du tunnel", "laptop tunnel h
 
 @pytest.fixture(autouse=True)
 def _small_handbook(monkeypatch, settings):  # type: ignore[no-untyped-def]
-    settings.EMBEDDINGS_SIMILARITY_FLOOR = ""  # the calibrated floor, as served
     monkeypatch.setattr(crosslang, "MIN_CHUNKS_PER_LANGUAGE", 1)
     suggest.forget()
     yield from tiny_lexicon(monkeypatch)

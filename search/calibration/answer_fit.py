@@ -1,0 +1,151 @@
+"""Fit the answer decision (``search/decisions/answer.py``) for one embedding model.
+
+Each calibration question (answerable or not) is given the calibration handbook's passages nearest
+to it, as retrieval would give Ask its passages, and Ask's own code scores their units
+(``search/ask/extractive.candidates``: words, kind of thing asked); each unit's similarity to the
+question comes from the model. A unit is a positive when it holds the sentence the question's label
+says answers it. A logistic regression over the units' features gives the probability that a unit
+states the answer.
+
+The ``answer`` threshold, by a stated rule over out-of-fold probabilities (folds by question, so no
+question is judged by a model that saw it): the highest that still answers ``ANSWERED_SHARE`` of the
+answerable questions, a question being answered when its best unit reaches it. Declining more
+unanswerable questions is then the features' work, not the threshold's: the report gives the share
+declined, and the threshold that would best separate the two kinds (the highest mean of answered
+and declined) for comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+from core.text import detect_language
+from search.ask.extractive import Candidate, candidates
+from search.ask.passages import Passage
+from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
+from search.calibration.query_fit import REGULARISATION, CalibrationHandbook
+from search.decisions.answer import ANSWER, FEATURES
+from search.decisions.policy import Decision
+from search.indexing.embedders import Embedder
+
+PASSAGES_PER_QUESTION = 5  # the nearest passages a question's Ask is given here
+# The answerable calibration questions Ask must answer (a product choice: a question the handbook
+# answers gets its answer nine times in ten, at the cost of declining fewer unanswerable ones).
+ANSWERED_SHARE = 0.9
+
+
+@dataclass
+class _Question:
+    question: CalibrationQuestion
+    units: list[Candidate]
+    labels: list[int]
+
+
+def _passage(number: int, index: int, passage: CalibrationPassage, similarity: float, vector: list[float]) -> Passage:
+    return Passage(
+        number=number,
+        passage_id=f"cal-{passage.id}",
+        chunk_id=-(index + 1),  # no stored chunk: units are embedded here
+        page_id=0,
+        ref=passage.id,
+        title=passage.page,
+        url="",
+        anchor=passage.id,
+        heading=passage.heading_path,
+        text=passage.text,
+        language=passage.language,
+        revision_id=0,
+        revision_number=0,
+        content_hash="",
+        score=similarity,
+        vector_distance=1.0 - similarity,
+        keyword_rank=None,
+        question_vector=vector,
+    )
+
+
+def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder) -> list[_Question]:
+    asked = [*calibration.questions, *calibration.unanswerable]
+    vectors = handbook.unit_rows(embedder.embed_queries([q.text for q in asked]))
+    out: list[_Question] = []
+    unit_vectors: dict[str, np.ndarray] = {}
+    for question, vector in zip(asked, vectors, strict=True):
+        similarities = handbook.vectors @ vector
+        nearest = np.argsort(-similarities)[:PASSAGES_PER_QUESTION]
+        passages = [
+            _passage(n + 1, int(i), calibration.passages[int(i)], float(similarities[i]), vector.tolist())
+            for n, i in enumerate(nearest)
+        ]
+        units = candidates(question.text, detect_language(question.text), passages)
+        missing = list(dict.fromkeys(c.unit.text for c in units if c.unit.text not in unit_vectors))
+        if missing:
+            unit_vectors.update(zip(missing, handbook.unit_rows(embedder.embed_passages(missing)), strict=True))
+        for c in units:
+            c.similarity = float(unit_vectors[c.unit.text] @ vector)
+        labels = [
+            int(
+                question.passage == c.passage.ref
+                and bool(question.answer)
+                and (question.answer in c.unit.text or c.unit.text in question.answer)
+            )
+            for c in units
+        ]
+        out.append(_Question(question, units, labels))
+    return out
+
+
+def _best_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[float, float]:
+    """The threshold with the highest mean of answered (answerable) and declined (unanswerable) shares."""
+    best = (0.0, 0.5)
+    for t in sorted(set(answerable) | set(unanswerable)):
+        answered = sum(p >= t for p in answerable) / max(1, len(answerable))
+        declined = sum(p < t for p in unanswerable) / max(1, len(unanswerable))
+        score = (answered + declined) / 2
+        if score > best[0]:
+            best = (score, t)
+    return best[1], best[0]
+
+
+def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder) -> Decision:
+    questions = [q for q in _questions(calibration, handbook, embedder) if q.units]
+    rows = [(i, c, label) for i, q in enumerate(questions) for c, label in zip(q.units, q.labels, strict=True)]
+    x = np.asarray([[c.features().values()[name] for name in FEATURES] for _i, c, _l in rows], dtype=np.float64)
+    y = np.asarray([label for _i, _c, label in rows])
+    groups = np.asarray([i for i, _c, _l in rows])
+    mean, scale = x.mean(axis=0), np.where(x.std(axis=0) == 0, 1.0, x.std(axis=0))
+    z = (x - mean) / scale
+    held_out = np.zeros(len(rows))
+    for train, test in GroupKFold(n_splits=5).split(z, y, groups):
+        model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(z[train], y[train])
+        held_out[test] = model.decision_function(z[test])
+    model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(z, y)
+    best_unit: dict[int, tuple[float, int]] = {}
+    for (i, _c, label), logit in zip(rows, held_out, strict=True):
+        if i not in best_unit or logit > best_unit[i][0]:
+            best_unit[i] = (float(logit), label)
+    probability = {i: float(1.0 / (1.0 + np.exp(-logit))) for i, (logit, _label) in best_unit.items()}
+    answerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is not None]
+    unanswerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is None]
+    separating, balanced = _best_threshold(answerable, unanswerable)
+    threshold = float(np.quantile(answerable, 1.0 - ANSWERED_SHARE, method="lower")) if answerable else 0.5
+    stated = [i for i, q in enumerate(questions) if q.question.passage is not None and any(q.labels)]
+    report = {
+        "examples": {"units": len(rows), "answer_units": int(y.sum()), "questions": len(questions)},
+        "held_out": {
+            "answerable_answered": round(float(sum(p >= threshold for p in answerable) / max(1, len(answerable))), 4),
+            "unanswerable_declined": round(
+                float(sum(p < threshold for p in unanswerable) / max(1, len(unanswerable))), 4
+            ),
+            "best_separating_threshold": round(separating, 4),
+            "best_separating_mean": round(balanced, 4),
+            "first_unit_states_the_answer": round(sum(best_unit[i][1] for i in stated) / max(1, len(stated)), 4),
+        },
+        "rules": {ANSWER: f"highest threshold that answers {ANSWERED_SHARE:.0%} of the answerable questions"},
+    }
+    weights = model.coef_[0] / scale
+    intercept = float(model.intercept_[0] - (model.coef_[0] * mean / scale).sum())
+    return Decision(FEATURES, tuple(float(w) for w in weights), intercept, {ANSWER: float(threshold)}, report)

@@ -1,0 +1,196 @@
+"""Fit the query decision (``search/decisions/query.py``) for one embedding model.
+
+Every calibration query (``calibration_set.py``) gets the decision's features as retrieval reads
+them, computed over the calibration handbook instead of the reader's pages: similarity of the
+nearest passage, of the nearest workplace and everyday sentence, whether it is made of words the
+passages hold (Postgres' own stemming, as the keyword lists), whether a word of it is held by no
+passage. Answerable questions are positives, no-match queries negatives; a logistic regression
+over standardised features (folded back onto the raw features) gives the probability.
+
+Thresholds, each by a stated rule over out-of-fold probabilities (the fitted model never judges
+the questions it learnt from):
+- ``result``: the highest that leaves at most ``MAX_EMPTY_SHARE`` of the answerable questions empty
+  — the others are each either confident or carried by their words (a passage holds
+  ``KEYWORD_ALONE_COVERAGE`` of their words' IDF). Not "none": one odd question (a typo on a word
+  the small calibration handbook lacks, a question in the other language, which the product's
+  translated word list would carry) would otherwise set it for every model;
+- ``clearly_off``: beneath every answerable question, carried or not;
+- ``vector_floor``: the least similarity of a question to the passage that answers it, same
+  language; ``centred_floor``: the same for questions in the other language, language-centred.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import brier_score_loss, log_loss
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+from core.languages import ALL_STOPWORDS, text_search_config
+from core.text import detect_language, fold_accents, words
+from search.calibration.calibration_set import CalibrationSet
+from search.decisions.policy import Decision
+from search.decisions.query import FEATURES, NO_FLOOR, QueryFeatures
+from search.indexing.embedders import Embedder
+from search.indexing.pipeline import passage_text
+from search.retrieval.crosslang import ALPHA
+from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
+from search.retrieval.off_topic import EVERYDAY, WORKPLACE
+
+REGULARISATION = 1.0  # scikit-learn's default C: the features are few and standardised
+# The answerable calibration questions the result threshold may leave with no result (a policy
+# choice, not a fit: how many real questions one accepts to lose for nonsense to find nothing).
+MAX_EMPTY_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    language: str
+    features: QueryFeatures
+    carried: bool  # a passage holds most of its words: found by words alone
+    label: int  # 1: answerable, 0: no-match
+
+
+def lexemes(text: str, language: str) -> set[str]:
+    """The stemmed words of ``text`` as Postgres indexes them (accents folded, as chunks are)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array(SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s)))",
+            [text_search_config(language), fold_accents(text)],
+        )
+        return set(cursor.fetchone()[0])
+
+
+def _unit(vectors: list[list[float]]) -> np.ndarray:
+    array = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    return array / np.where(norms == 0, 1, norms)
+
+
+@dataclass
+class CalibrationHandbook:
+    """The calibration handbook's passages as the model and Postgres see them."""
+
+    vectors: np.ndarray
+    ids: list[str]
+    languages: list[str]
+    held: list[set[str]]
+    idf: dict[str, float]
+    means: dict[str, np.ndarray]
+
+    @staticmethod
+    def unit_rows(vectors: list[list[float]]) -> np.ndarray:
+        return _unit(vectors)
+
+    def coverage(self, terms: set[str]) -> float:
+        """The best share of the query words' IDF one passage holds (as the keyword lists weigh)."""
+        if not terms:
+            return 0.0
+        weights = {t: self.idf.get(t, math.log(1 + len(self.held))) for t in terms}
+        total = sum(weights.values())
+        return max(sum(w for t, w in weights.items() if t in held) for held in self.held) / total
+
+
+def calibration_handbook(calibration: CalibrationSet, embedder: Embedder) -> CalibrationHandbook:
+    texts = [passage_text(p.heading_path, p.text) for p in calibration.passages]
+    vectors = _unit(embedder.embed_passages(texts))
+    held = [lexemes(f"{p.heading_path} {p.text}", p.language) for p in calibration.passages]
+    frequency: dict[str, int] = {}
+    for own in held:
+        for term in own:
+            frequency[term] = frequency.get(term, 0) + 1
+    idf = {t: math.log(1 + len(held) / n) for t, n in frequency.items()}
+    languages = [p.language for p in calibration.passages]
+    means = {lang: vectors[[i for i, x in enumerate(languages) if x == lang]].mean(axis=0) for lang in set(languages)}
+    return CalibrationHandbook(vectors, [p.id for p in calibration.passages], languages, held, idf, means)
+
+
+def _examples(
+    texts: list[str], labels: list[int], handbook: CalibrationHandbook, embedder: Embedder
+) -> tuple[list[Example], np.ndarray]:
+    vectors = _unit(embedder.embed_queries(texts)) if texts else np.zeros((0, handbook.vectors.shape[1]))
+    every_term = set().union(*handbook.held)
+    out = []
+    for text, label, vector in zip(texts, labels, vectors, strict=True):
+        language = detect_language(text)
+        terms = lexemes(text, language)
+        features = QueryFeatures(
+            nearest=float((handbook.vectors @ vector).max()),
+            workplace=WORKPLACE.nearest(vector, embedder),
+            everyday=EVERYDAY.nearest(vector, embedder),
+            words=bool(terms & every_term) or any(w in ALL_STOPWORDS for w in words(text)),
+            unheld=bool(terms - every_term),
+        )
+        carried = handbook.coverage(terms) >= KEYWORD_ALONE_COVERAGE - 1e-9
+        out.append(Example(text, language, features, carried, label))
+    return out, vectors
+
+
+def _floors(
+    calibration: CalibrationSet, handbook: CalibrationHandbook, question_vectors: np.ndarray
+) -> tuple[float, float]:
+    """Least similarity of a question to its answering passage: plain (same language), centred (other)."""
+    index = {pid: i for i, pid in enumerate(handbook.ids)}
+    plain, centred = [], []
+    for question, vector in zip(calibration.questions, question_vectors, strict=True):
+        i = index[question.passage or ""]
+        if handbook.languages[i] == question.language:
+            plain.append(float(handbook.vectors[i] @ vector))
+        elif question.language in handbook.means:
+            moved = vector - ALPHA * handbook.means[question.language]
+            centred.append(float(handbook.vectors[i] @ (moved / (np.linalg.norm(moved) or 1.0))))
+    return (min(plain) if plain else NO_FLOOR), (min(centred) if centred else NO_FLOOR)
+
+
+def fit_query_decision(
+    calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder
+) -> tuple[Decision, list[Example]]:
+    """The fitted query decision of ``embedder``'s model, and the examples it was fitted on."""
+    texts = [q.text for q in calibration.questions] + [q for q, _lang in calibration.no_match]
+    labels = [1] * len(calibration.questions) + [0] * len(calibration.no_match)
+    examples, vectors = _examples(texts, labels, handbook, embedder)
+    x = np.asarray([[e.features.values()[name] for name in FEATURES] for e in examples], dtype=np.float64)
+    y = np.asarray(labels)
+    mean, scale = x.mean(axis=0), np.where(x.std(axis=0) == 0, 1.0, x.std(axis=0))
+    model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=1000)
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    held_out = cross_val_predict(model, (x - mean) / scale, y, cv=folds, method="predict_proba")[:, 1]
+    model.fit((x - mean) / scale, y)
+    weights = model.coef_[0] / scale
+    intercept = float(model.intercept_[0] - (model.coef_[0] * mean / scale).sum())
+    answerable = [(p, e) for p, e in zip(held_out, examples, strict=True) if e.label == 1]
+    uncarried = sorted(p for p, e in answerable if not e.carried)
+    allowed = int(MAX_EMPTY_SHARE * len(answerable))
+    result = uncarried[min(allowed, len(uncarried) - 1)] if uncarried else min(p for p, _e in answerable)
+    clearly_off = min(p for p, _e in answerable)
+    vector_floor, centred_floor = _floors(calibration, handbook, vectors[: len(calibration.questions)])
+    nonsense = held_out[y == 0]
+    report = {
+        "examples": {"answerable": int(y.sum()), "no_match": int((y == 0).sum())},
+        "held_out": {
+            "brier": round(float(brier_score_loss(y, held_out)), 4),
+            "log_loss": round(float(log_loss(y, held_out)), 4),
+            "no_match_not_confident": round(float((nonsense < result).mean()), 4),
+            "answerable_empty": sum(1 for p, e in answerable if p < result and not e.carried),
+            "no_match_clearly_off": round(float((nonsense < clearly_off).mean()), 4),
+            "answerable_carried_by_words": round(sum(e.carried for _p, e in answerable) / len(answerable), 4),
+        },
+        "rules": {
+            "result": f"highest threshold leaving at most {MAX_EMPTY_SHARE:.0%} of the answerable questions empty",
+            "clearly_off": "beneath every answerable question",
+            "vector_floor": "least similarity of a question to its answering passage, same language",
+            "centred_floor": "the same, language-centred, for questions in the other language",
+        },
+    }
+    thresholds = {
+        "result": float(result),
+        "clearly_off": float(min(clearly_off, result)),
+        "vector_floor": vector_floor,
+        "centred_floor": centred_floor,
+    }
+    return Decision(FEATURES, tuple(float(w) for w in weights), intercept, thresholds, report), examples

@@ -1,0 +1,71 @@
+"""Fit the decisions of an embedding model and store them as its policy."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from django.utils import timezone
+
+from search.calibration.answer_fit import fit_answer_decision
+from search.calibration.calibration_set import calibration_set
+from search.calibration.query_fit import calibration_handbook, fit_query_decision
+from search.decisions.answer import ANSWER
+from search.decisions.policy import forget, has_policy, shipped_path
+from search.decisions.query import QUERY
+from search.indexing.embedders import Embedder, get_embedder
+from search.models import DecisionPolicy
+
+logger = logging.getLogger(__name__)
+
+
+def fit_policy(embedder: Embedder, extra: Iterable[Path] = ()) -> dict[str, Any]:
+    """The decisions of ``embedder``'s model fitted on the shipped material (and ``extra``), as data."""
+    started = time.monotonic()
+    material = calibration_set(extra)
+    handbook = calibration_handbook(material, embedder)
+    query, _examples = fit_query_decision(material, handbook, embedder)
+    answer = fit_answer_decision(material, handbook, embedder)
+    return {
+        "model": embedder.model_name,
+        "decisions": {QUERY: query.as_json(), ANSWER: answer.as_json()},
+        "report": {
+            "fitted_at": timezone.now().isoformat(timespec="seconds"),
+            "calibration_set": {"digest": material.digest(), **material.counts(), "extra": [str(p) for p in extra]},
+            "seconds": round(time.monotonic() - started, 1),
+        },
+    }
+
+
+def calibrate(embedder: Embedder, extra: Iterable[Path] = ()) -> DecisionPolicy:
+    """Fit and store the policy of ``embedder``'s model; every process reads it within a minute."""
+    body = fit_policy(embedder, list(extra))
+    row, _created = DecisionPolicy.objects.update_or_create(
+        model=body["model"], defaults={"decisions": body["decisions"], "report": body["report"]}
+    )
+    forget(body["model"])
+    logger.info("decision policy of %s fitted in %.1f s", body["model"], body["report"]["seconds"])
+    return row
+
+
+def write_shipped(embedder: Embedder) -> Path:
+    """The bundled model's policy as the file a fresh install starts from."""
+    body = fit_policy(embedder)
+    path = shipped_path(body["model"])
+    path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def calibrate_if_missing(model: str) -> bool:
+    """Fit ``model``'s policy if it is the configured model and has none (calibrated or shipped)."""
+    embedder = get_embedder()
+    if embedder is None or embedder.model_name != model:
+        return False
+    if has_policy(model):
+        return False
+    calibrate(embedder)
+    return True

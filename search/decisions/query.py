@@ -1,0 +1,111 @@
+"""Is this query about the handbook, and is this page a result? One fitted decision.
+
+Nearest neighbours always exist: a vector list returns its nearest chunks for any query,
+gibberish included. Whether a query means something here is decided from named features of
+the query, each read from what the reader may read or from fixed text the project ships:
+
+- ``nearest``: similarity of the nearest chunk the reader may read;
+- ``workplace`` / ``everyday``: similarity of the nearest shipped sentence on the subjects handbooks
+  cover, and on everyday subjects they do not (``search/retrieval/off_topic.py``): a question on
+  another subject is closer to a sentence on its own subject than to the handbook;
+- ``words``: the query is made of words — a keyword list found a readable chunk, or it has a stop-word
+  (not a keyboard mash);
+- ``unheld``: one of its words is held by no chunk the reader may read.
+
+``probability`` is the fitted model's (``search/calibration/query_fit.py``); the query is a
+*confident* one from the ``result`` threshold. A query that is not confident is still answered when
+its words carry it (a chunk holds most of them); one below ``clearly_off`` needs a chunk holding
+every word. A page alone is confident by the same decision with its own nearest chunk. Vector
+hits count from the ``vector_floor`` / ``centred_floor`` similarities.
+
+Without a policy for the model (a new model before its first calibration) nothing is confident
+on meaning: the words carry every match, so gibberish finds nothing and a real question still
+finds the pages holding its words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from search.decisions.policy import Decision, decision_for
+
+QUERY = "query"
+FEATURES = ("nearest", "workplace", "everyday", "words", "unheld")
+NO_FLOOR = -1.0  # every neighbour counts (a similarity is never below -1)
+
+
+@dataclass(frozen=True)
+class QueryFeatures:
+    nearest: float
+    workplace: float
+    everyday: float
+    words: bool
+    unheld: bool = False
+
+    def values(self) -> dict[str, float]:
+        return {
+            "nearest": self.nearest,
+            "workplace": self.workplace,
+            "everyday": self.everyday,
+            "words": float(self.words),
+            "unheld": float(self.unheld),
+        }
+
+
+@dataclass(frozen=True)
+class QueryDecision:
+    confident: bool  # the query means something here: pages near in meaning are results
+    clearly_off: bool  # clearly about something else: a chunk must hold every word to match
+    probability: float | None  # None: no policy, keyword rules decided
+    features: QueryFeatures | None = None
+
+
+SAFE = QueryDecision(confident=False, clearly_off=False, probability=None)
+
+
+def decide_query(
+    features: QueryFeatures, decision: Decision | None, unheld: Callable[[], bool] | None = None
+) -> QueryDecision:
+    """The decision over ``features``. ``unheld``, when given, is asked only if the answer could
+    change it (it reads the reader's word statistics; most queries are decided either way)."""
+    if decision is None:
+        return replace(SAFE, features=features)
+    if unheld is not None:
+        held, missing = replace(features, unheld=False), replace(features, unheld=True)
+        if _outcome(held, decision) != _outcome(missing, decision):
+            features = replace(features, unheld=unheld())
+        else:
+            features = held
+    p = decision.probability(features.values())
+    return QueryDecision(
+        confident=p >= decision.threshold("result"),
+        clearly_off=p < decision.threshold("clearly_off"),
+        probability=p,
+        features=features,
+    )
+
+
+def _outcome(features: QueryFeatures, decision: Decision) -> tuple[bool, bool]:
+    p = decision.probability(features.values())
+    return p >= decision.threshold("result"), p < decision.threshold("clearly_off")
+
+
+def page_confident(page_nearest: float, query: QueryDecision, decision: Decision | None) -> bool:
+    """Whether a page alone, its nearest chunk ``page_nearest`` similar, would make the query confident."""
+    if decision is None or query.features is None:
+        return False
+    features = replace(query.features, nearest=page_nearest)
+    return decision.probability(features.values()) >= decision.threshold("result")
+
+
+def query_decision(model: str) -> Decision | None:
+    """The fitted query decision of ``model``, or None while it has no policy."""
+    return decision_for(model, QUERY)
+
+
+def vector_floors(decision: Decision | None) -> tuple[float, float]:
+    """Least similarity of a vector-list hit and of a language-centred-list hit."""
+    if decision is None:
+        return NO_FLOOR, NO_FLOOR
+    return decision.thresholds.get("vector_floor", NO_FLOOR), decision.thresholds.get("centred_floor", NO_FLOOR)

@@ -207,6 +207,7 @@ def main() -> None:
                 with extractive_answer.answer_always():
                     selection = extractive_answer.select_quotes(q["query"], language, passages, qvec, embedder)
                 row["score"] = selection.score or 0.0
+                row["threshold"] = selection.threshold
                 row["best"] = extractive_answer.last_best_unit()
                 row["units"] = _judge(q, [x.sentence for x in selection.quotes])
                 if before is not None:
@@ -218,9 +219,8 @@ def main() -> None:
     elapsed = time.monotonic() - started
     if args.vectors:
         args.vectors.write_bytes(pickle.dumps(vectors))
-    threshold = extractive_answer.MIN_ANSWER_SCORE
-    for r in rows:
-        r["units"]["answered"] = r["score"] >= threshold
+    for r in rows:  # the served answer decision's own threshold (search/decisions/answer.py)
+        r["units"]["answered"] = r["score"] >= r["threshold"]
     writers = ["units"] + (["before"] if before is not None else [])
     table = []
     for writer in writers:
@@ -251,9 +251,10 @@ def main() -> None:
             table,
         )
     )
-    print("\n### Units writer: answerability threshold sweep (cosine of the best unit)\n")
+    print("\n### Units writer: answerability threshold sweep (probability of the best unit; served one first)\n")
     sweep = []
-    for t in sorted({round(threshold + d, 3) for d in (-0.04, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03)}):
+    served = rows[0]["threshold"] if rows else 0.5
+    for t in [served, *sorted({round(served * f, 4) for f in (0.5, 0.75, 1.5, 2.0, 3.0)})]:
         native = [r for r in rows if r["set"] == "native"]
         translated = [r for r in rows if r["set"] == "translated"]
         sweep.append(
@@ -267,20 +268,6 @@ def main() -> None:
             ]
         )
     print(md_table(SWEEP_HEADERS, sweep))
-    print("\n### Alternative decision scores: similarity + b × word score of the best unit\n")
-    alternatives = []
-    for b in (0.0, 0.03, 0.05, 0.1, 0.2):
-        for r in rows:
-            best = r["best"]
-            r["alt"] = (best.get("similarity") or 0.0) + b * (best.get("words") or 0.0)
-            r["alt"] += extractive_answer.CROSS_LANGUAGE_OFFSET if best.get("other_language") else 0.0
-        for t in sorted({round(x / 200, 3) for x in range(160, 190)}):
-            a = mean(1.0 if r["alt"] >= t else 0.0 for r in rows if r["set"] == "native" and r["answerable"])
-            d = mean(0.0 if r["alt"] >= t else 1.0 for r in rows if r["set"] == "native" and not r["answerable"])
-            tr = mean(1.0 if r["alt"] >= t else 0.0 for r in rows if r["set"] == "translated" and r["answerable"])
-            if a >= 0.85 and d >= 0.4:
-                alternatives.append([b, t, a, d, tr])
-    print(md_table(["b", "min", "native answered", "native no_answer", "translated answered"], alternatives))
     print(f"\n({len(rows)} questions in {elapsed:.0f} s; {len(vectors)} unit vectors)")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "ask_units.json").write_text(json.dumps({"rows": rows, "sweep": sweep}, indent=2, ensure_ascii=False))

@@ -1,6 +1,6 @@
 """The product's decisions per embedding model: does search say "nothing matches", does Ask say "I don't know"?
 
-    python -m bench.decisions [--model bundled|second|both] [--limit N] [--partial] [--force-copy]
+    python -m bench.decisions [--model bundled|second|both] [--limit N] [--partial] [--force-copy] [--keep-policy]
 
 The decisions (is a query about the handbook, which pages are results, does Ask answer) are fitted per
 embedding model (``search/decisions/``, ``search/calibration/``). Two models are measured, each in its
@@ -25,7 +25,8 @@ Figures, each measured as the bench that owns it measures it (its functions, not
 
 Only corpora already loaded are used (``--partial``: also those still loading, as ``bench.no_match``).
 ``--limit N``: the first N queries of each no-match set and, per corpus, N answerable and N
-unanswerable dev questions (a quick run).
+unanswerable dev questions (a quick run). ``--keep-policy``: the second model keeps the policy fitted
+by the last run when its copy is still current (the fit takes ~4 min on two busy cores).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ Runs = list[tuple[str, Any, list[dict[str, Any]]]]
 # --- the model under test -------------------------------------------------------------------
 
 
-def _configure(model: str, force_copy: bool) -> dict[str, Any]:
+def _configure(model: str, force_copy: bool, keep_policy: bool) -> dict[str, Any]:
     """Django on the model's database with the model's embedder; the stand-in's server when ``second``."""
     if model == "bundled":
         common.setup(migrate=False)  # the bench database as loaded: nothing to migrate or copy
@@ -69,25 +70,34 @@ def _configure(model: str, force_copy: bool) -> dict[str, Any]:
         EMBEDDINGS_MODEL=MODEL,
         EMBEDDINGS_DIMENSIONS="384",
         EMBEDDINGS_API_KEY="bench",  # any: the stand-in reads none, the client wants one
+        # The stand-in answers one request at a time (one engine behind one lock): more in flight only
+        # queue, and on two busy cores a queued request outlived the 30 s default and was retried.
+        EMBEDDINGS_CONCURRENCY="1",
+        EMBEDDINGS_TIMEOUT_S="120",
     )
     from bench.second_model_db import TARGET, ensure_second_db
 
     common.setup(database=TARGET, migrate=False)  # a copy of the migrated bench database
     server.start()
     built = ensure_second_db(force_copy)  # before the first ORM query: a rebuild drops the database
-    return {"server": server, "copy": built, "calibration": _calibrate()}
+    return {"server": server, "copy": built, "calibration": _calibrate(keep_policy)}
 
 
-def _calibrate() -> dict[str, Any]:
+def _calibrate(keep_policy: bool) -> dict[str, Any]:
     """The product's calibration for the configured model (what ``manage.py calibrate`` runs)."""
     from search.indexing.embedders import get_embedder
+    from search.models import DecisionPolicy
 
+    embedder = get_embedder()
+    kept = DecisionPolicy.objects.filter(model=embedder.model_name).first() if keep_policy else None
+    if kept is not None:  # a quick rerun on the same copy: the policy fitted last time
+        print(f"keeping the policy of {kept.model} fitted at {kept.report.get('fitted_at')}", flush=True)
+        return {"ran": False, "kept": kept.report.get("fitted_at"), "held_out": _held_out(kept.decisions)}
     try:
         from search.calibration.services import calibrate
     except ImportError as exc:  # the hook: without it the model has no policy and keyword rules decide
         print(f"NOTE: no calibration ({exc}): the second model is measured without a fitted policy", flush=True)
         return {"ran": False, "error": str(exc)}
-    embedder = get_embedder()
     print(f"calibrating {embedder.model_name}…", flush=True)
     row = calibrate(embedder)
     print(f"  fitted in {row.report.get('seconds')} s", flush=True)
@@ -202,8 +212,8 @@ def ask_figures(runs: Runs) -> dict[str, Any]:
 # --- one model ------------------------------------------------------------------------------
 
 
-def measure(model: str, limit: int | None, partial: bool, force_copy: bool) -> dict[str, Any]:
-    context = _configure(model, force_copy)
+def measure(model: str, limit: int | None, partial: bool, force_copy: bool, keep_policy: bool) -> dict[str, Any]:
+    context = _configure(model, force_copy, keep_policy)
     try:
         from bench.no_match import served, users_and_queries
 
@@ -317,12 +327,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--partial", action="store_true", help="also corpora still loading (indexed pages only)")
     parser.add_argument("--force-copy", action="store_true", help="copy and transform bench_second again")
+    parser.add_argument("--keep-policy", action="store_true", help="second: reuse its policy stored in bench_second")
     args = parser.parse_args(argv)
     if args.model == "both":
-        passed = [*(["--limit", str(args.limit)] if args.limit else []), *(["--partial"] if args.partial else [])]
-        both([*passed, *(["--force-copy"] if args.force_copy else [])])
+        flags = {"--partial": args.partial, "--force-copy": args.force_copy, "--keep-policy": args.keep_policy}
+        both([*(["--limit", str(args.limit)] if args.limit else []), *(f for f, on in flags.items() if on)])
     else:
-        measure(args.model, args.limit, args.partial, args.force_copy)
+        measure(args.model, args.limit, args.partial, args.force_copy, args.keep_policy)
 
 
 if __name__ == "__main__":

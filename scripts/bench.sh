@@ -5,7 +5,7 @@
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
 #   BENCH_1M=0         skip the ~1M-chunk latency/recall run (one-off build ~25 min on 2 cores, ~12 GB of disk)
-#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion hnsw ask verified import llm statements capacity"   run a subset
+#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion hnsw ask decisions verified import llm statements capacity"   run a subset
 #   (ingestion: the GitLab handbook loaded with load_corpus --wait by real workers, against a
 #   served endpoint (whole corpus, ~25 min) and the local model (one page in 20, ~20 min))
 #   (llm: search and Ask with a slow and a never-answering fake LLM provider; it writes its own
@@ -13,6 +13,10 @@
 #   (capacity: gunicorn with the workers/threads of scripts/run.sh on loopback; submitted searches on
 #   the corpora at 1, 2, 4 … users until throughput stops rising, then people typing; ~10-15 min;
 #   BENCH_CAPACITY_ARGS=--quick: tiny counts on a throw-away demo handbook, ~1 min after its setup)
+#   (decisions: no-match queries with no result, nDCG@10 with the FTS5 reference and Ask's answered /
+#   evidence hit / no_answer for the bundled e5 and for the stand-in second model of tests/second_model.py
+#   (its endpoint on loopback, on bench_second: a copy of the bench database with its vectors transformed,
+#   policy fitted by the product's calibration first); ~1 min of copy + ~4 min of calibration + the queries)
 #   (verified: editors verify 40 dev questions; who gets the verified answers, and the time added to Ask;
 #   its own database with only the pages it needs, written once (~20 min on 2 cores), then ~2-3 min a run)
 #
@@ -25,6 +29,7 @@ unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_
 DEFAULT="quality scale10k scale100k scale1m indexing"
 [ -f "${HANDBOOK_SHARED:-../shared}/corpora/gitlab-handbook.jsonl" ] && DEFAULT="$DEFAULT ingestion"
 [ -f bench/ask.py ] && DEFAULT="$DEFAULT ask"
+[ -f bench/decisions.py ] && DEFAULT="$DEFAULT decisions"
 [ -f bench/verified.py ] && DEFAULT="$DEFAULT verified"
 [ -d "${HANDBOOK_SHARED:-../shared}/repos" ] && DEFAULT="$DEFAULT import"
 DEFAULT="$DEFAULT llm statements capacity"
@@ -63,6 +68,7 @@ for bench in $ONLY; do
                run "Ingestion, local model (GitLab handbook, one page in 20)" bench.ingestion --embedder local ;;
     hnsw)      run "HNSW recall by graph parameters, real and synthetic vectors" bench.hnsw_graph ;;
     ask)       run "Ask" bench.ask ;;
+    decisions) run "Decisions per embedding model: bundled e5 and a second model" bench.decisions --model both ;;
     verified)  run "Verified answers: the same, near, other and unrelated questions; readers without access" bench.verified ;;
     import)    run "Markdown import (../shared/repos)" bench.import_repos ;;
     llm)       run "LLM latency (slow and never-answering provider)" bench.llm_latency ;;

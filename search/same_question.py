@@ -1,5 +1,7 @@
 """When two wordings ask the same question: the same text once folded (case, accents,
-punctuation), or question vectors close enough under the serving embedding model.
+punctuation), or question vectors close enough under the serving embedding model — the least
+cosine fitted per model (``search/calibration/same_question_fit.py``, stored in its policy).
+Without a policy for the model, only the same folded wording is the same question.
 
 One rule for the Insights grouping (``search/gaps/grouping.py``) and verified answers
 (``search/verified/``), so a question Insights counts as one is the one a verified answer answers.
@@ -12,12 +14,10 @@ import re
 from django.conf import settings
 
 from core.text import fold_accents
-from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.decisions.policy import decision_for
 
-# Near-duplicates of multilingual-e5-small score ~0.92-0.96, questions on a neighbouring topic
-# ~0.80-0.90; other models spread differently (INSIGHTS_GROUP_SIMILARITY overrides).
-LOCAL_SIMILARITY = 0.91
-OTHER_SIMILARITY = 0.85
+SAME_QUESTION = "same_question"
+NEVER = 1.01  # no cosine reaches it: only the same folded wording matches
 _PUNCTUATION = re.compile(r"[^\w\s]+")
 
 
@@ -26,8 +26,10 @@ def fold(text: str) -> str:
 
 
 def similarity_threshold(model_name: str) -> float:
-    """The least cosine similarity at which two question vectors of ``model_name`` ask the same question."""
+    """The least cosine similarity at which two question vectors of ``model_name`` ask the same question
+    (``INSIGHTS_GROUP_SIMILARITY``: an expert's override of the fitted one)."""
     configured = getattr(settings, "INSIGHTS_GROUP_SIMILARITY", None)
     if configured:
         return float(configured)
-    return LOCAL_SIMILARITY if model_name == LOCAL_MODEL_NAME else OTHER_SIMILARITY
+    decision = decision_for(model_name, SAME_QUESTION)
+    return decision.threshold("similarity") if decision is not None else NEVER

@@ -70,7 +70,7 @@ def _passage(number: int, index: int, passage: CalibrationPassage, similarity: f
 
 def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder) -> list[_Question]:
     asked = [*calibration.questions, *calibration.unanswerable]
-    vectors = handbook.unit_rows(embedder.embed_queries([q.text for q in asked]))
+    vectors = handbook.query_vectors([q.text for q in asked], embedder)
     out: list[_Question] = []
     unit_vectors: dict[str, np.ndarray] = {}
     for question, vector in zip(asked, vectors, strict=True):

@@ -137,6 +137,9 @@ def _read(paths: Iterable[Path]) -> CalibrationSet:
 SHIPPED_FILES = ("handbook.jsonl", "questions.jsonl", "unanswerable.jsonl", "no_match.jsonl")
 
 
-def calibration_set(extra: Iterable[Path] = ()) -> CalibrationSet:
-    """The shipped material, plus a company's own files (``extra``)."""
-    return _read([*(DATA / name for name in SHIPPED_FILES), *extra])
+def calibration_set(extra: Iterable[Path] = (), *, shipped: bool = True) -> CalibrationSet:
+    """The shipped material (unless ``shipped`` is False), plus a company's own files (``extra``)."""
+    material = _read([*(DATA / name for name in SHIPPED_FILES if shipped), *extra])
+    if not (material.passages and material.questions and material.no_match):
+        raise CalibrationDataError("the material needs passages, questions they answer and no-match queries")
+    return material

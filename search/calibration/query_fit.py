@@ -22,7 +22,7 @@ the questions it learnt from):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import connection
@@ -82,6 +82,16 @@ class CalibrationHandbook:
     held: list[set[str]]
     idf: dict[str, float]
     means: dict[str, np.ndarray]
+    asked: dict[str, np.ndarray] = field(default_factory=dict)  # query vectors, embedded once per fit
+
+    def query_vectors(self, texts: list[str], embedder: Embedder) -> np.ndarray:
+        """Unit vectors of ``texts`` as queries (each embedded once for all the decisions' fits)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self.asked))
+        if missing:
+            self.asked.update(zip(missing, _unit(embedder.embed_queries(missing)), strict=True))
+        if not texts:
+            return np.zeros((0, self.vectors.shape[1]), dtype=np.float32)
+        return np.stack([self.asked[t] for t in texts])
 
     @staticmethod
     def unit_rows(vectors: list[list[float]]) -> np.ndarray:
@@ -113,7 +123,7 @@ def calibration_handbook(calibration: CalibrationSet, embedder: Embedder) -> Cal
 def _examples(
     texts: list[str], labels: list[int], handbook: CalibrationHandbook, embedder: Embedder
 ) -> tuple[list[Example], np.ndarray]:
-    vectors = _unit(embedder.embed_queries(texts)) if texts else np.zeros((0, handbook.vectors.shape[1]))
+    vectors = handbook.query_vectors(texts, embedder)
     every_term = set().union(*handbook.held)
     out = []
     for text, label, vector in zip(texts, labels, vectors, strict=True):

@@ -14,6 +14,7 @@ from django.utils import timezone
 from search.calibration.answer_fit import fit_answer_decision
 from search.calibration.calibration_set import calibration_set
 from search.calibration.query_fit import calibration_handbook, fit_query_decision
+from search.calibration.same_question_fit import SAME_QUESTION, fit_same_question
 from search.decisions.answer import ANSWER
 from search.decisions.policy import forget, has_policy, shipped_path
 from search.decisions.query import QUERY
@@ -23,27 +24,35 @@ from search.models import DecisionPolicy
 logger = logging.getLogger(__name__)
 
 
-def fit_policy(embedder: Embedder, extra: Iterable[Path] = ()) -> dict[str, Any]:
-    """The decisions of ``embedder``'s model fitted on the shipped material (and ``extra``), as data."""
+def fit_policy(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool = True) -> dict[str, Any]:
+    """The decisions of ``embedder``'s model fitted on the shipped material (unless ``shipped`` is False)
+    and ``extra``, as data."""
     started = time.monotonic()
-    material = calibration_set(extra)
+    extra = list(extra)
+    material = calibration_set(extra, shipped=shipped)
     handbook = calibration_handbook(material, embedder)
     query, _examples = fit_query_decision(material, handbook, embedder)
     answer = fit_answer_decision(material, handbook, embedder)
+    same = fit_same_question(material, handbook, embedder)
     return {
         "model": embedder.model_name,
-        "decisions": {QUERY: query.as_json(), ANSWER: answer.as_json()},
+        "decisions": {QUERY: query.as_json(), ANSWER: answer.as_json(), SAME_QUESTION: same.as_json()},
         "report": {
             "fitted_at": timezone.now().isoformat(timespec="seconds"),
-            "calibration_set": {"digest": material.digest(), **material.counts(), "extra": [str(p) for p in extra]},
+            "calibration_set": {
+                "digest": material.digest(),
+                **material.counts(),
+                "shipped": shipped,
+                "extra": [str(p) for p in extra],
+            },
             "seconds": round(time.monotonic() - started, 1),
         },
     }
 
 
-def calibrate(embedder: Embedder, extra: Iterable[Path] = ()) -> DecisionPolicy:
+def calibrate(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool = True) -> DecisionPolicy:
     """Fit and store the policy of ``embedder``'s model; every process reads it within a minute."""
-    body = fit_policy(embedder, list(extra))
+    body = fit_policy(embedder, list(extra), shipped=shipped)
     row, _created = DecisionPolicy.objects.update_or_create(
         model=body["model"], defaults={"decisions": body["decisions"], "report": body["report"]}
     )

@@ -1,4 +1,4 @@
-"""python manage.py calibrate [--extra FILE.jsonl ...] [--json] [--ship]"""
+"""python manage.py calibrate [--extra FILE.jsonl ...] [--only] [--json] [--ship]"""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):  # type: ignore[no-untyped-def]
         parser.add_argument("--extra", type=Path, action="append", default=[], help="your own labelled JSONL file")
+        parser.add_argument("--only", action="store_true", help="fit on the --extra files alone, not the shipped set")
         parser.add_argument("--json", action="store_true", help="print the stored policy as JSON")
         parser.add_argument("--ship", action="store_true", help="write the bundled model's shipped policy file")
 
@@ -27,13 +28,15 @@ class Command(BaseCommand):
         for path in options["extra"]:
             if not path.is_file():
                 raise CommandError(f"{path}: no such file")
+        if options["only"] and not options["extra"]:
+            raise CommandError("--only fits on the --extra files: give at least one")
         try:
             if options["ship"]:
                 if embedder.model_name != LOCAL_MODEL_NAME:
                     raise CommandError("--ship writes the bundled model's file; the configured model is another")
                 self.stdout.write(f"wrote {write_shipped(embedder)}")
                 return
-            row = calibrate(embedder, options["extra"])
+            row = calibrate(embedder, options["extra"], shipped=not options["only"])
         except CalibrationDataError as exc:
             raise CommandError(str(exc)) from exc
         if options["json"]:
@@ -44,5 +47,6 @@ class Command(BaseCommand):
         for decision, body in row.decisions.items():
             for name, value in body["thresholds"].items():
                 self.stdout.write(f"  {decision} {name}: {value}")
-            for name, value in body["report"]["held_out"].items():
-                self.stdout.write(f"  {decision} held out, {name}: {value}")
+            figures = body["report"].get("held_out") or body["report"].get("at_threshold") or {}
+            for name, value in figures.items():
+                self.stdout.write(f"  {decision}, {name}: {value}")

@@ -98,7 +98,7 @@ def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embed
     return out
 
 
-def _best_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[float, float]:
+def best_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[float, float]:
     """The threshold with the highest mean of answered (answerable) and declined (unanswerable) shares."""
     best = (0.0, 0.5)
     for t in sorted(set(answerable) | set(unanswerable)):
@@ -130,7 +130,7 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
     probability = {i: float(1.0 / (1.0 + np.exp(-logit))) for i, (logit, _label) in best_unit.items()}
     answerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is not None]
     unanswerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is None]
-    separating, balanced = _best_threshold(answerable, unanswerable)
+    separating, balanced = best_threshold(answerable, unanswerable)
     threshold = float(np.quantile(answerable, 1.0 - ANSWERED_SHARE, method="lower")) if answerable else 0.5
     stated = [i for i, q in enumerate(questions) if q.question.passage is not None and any(q.labels)]
     report = {

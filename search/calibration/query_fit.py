@@ -97,13 +97,16 @@ class CalibrationHandbook:
     def unit_rows(vectors: list[list[float]]) -> np.ndarray:
         return _unit(vectors)
 
-    def coverage(self, terms: set[str]) -> float:
-        """The best share of the query words' IDF one passage holds (as the keyword lists weigh)."""
+    def coverage_of(self, terms: set[str], passage: int) -> float:
+        """The share of the query words' IDF passage number ``passage`` holds (as the keyword lists weigh)."""
         if not terms:
             return 0.0
         weights = {t: self.idf.get(t, math.log(1 + len(self.held))) for t in terms}
-        total = sum(weights.values())
-        return max(sum(w for t, w in weights.items() if t in held) for held in self.held) / total
+        return sum(w for t, w in weights.items() if t in self.held[passage]) / sum(weights.values())
+
+    def coverage(self, terms: set[str]) -> float:
+        """The best share of the query words' IDF one passage holds."""
+        return max((self.coverage_of(terms, i) for i in range(len(self.held))), default=0.0)
 
 
 def calibration_handbook(calibration: CalibrationSet, embedder: Embedder) -> CalibrationHandbook:

@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from search.calibration.answer_fit import fit_answer_decision
 from search.calibration.calibration_set import calibration_set
+from search.calibration.page_fit import fit_page_decision
 from search.calibration.query_fit import calibration_handbook, fit_query_decision
 from search.calibration.same_question_fit import SAME_QUESTION, fit_same_question
 from search.decisions.answer import ANSWER
 from search.decisions.policy import forget, has_policy, shipped_path
-from search.decisions.query import QUERY
+from search.decisions.query import PAGE, QUERY
 from search.indexing.embedders import Embedder, get_embedder
 from search.models import DecisionPolicy
 
@@ -34,9 +35,15 @@ def fit_policy(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool 
     query, _examples = fit_query_decision(material, handbook, embedder)
     answer = fit_answer_decision(material, handbook, embedder)
     same = fit_same_question(material, handbook, embedder)
+    page = fit_page_decision(material, handbook, embedder)
     return {
         "model": embedder.model_name,
-        "decisions": {QUERY: query.as_json(), ANSWER: answer.as_json(), SAME_QUESTION: same.as_json()},
+        "decisions": {
+            QUERY: query.as_json(),
+            PAGE: page.as_json(),
+            ANSWER: answer.as_json(),
+            SAME_QUESTION: same.as_json(),
+        },
         "report": {
             "fitted_at": timezone.now().isoformat(timespec="seconds"),
             "calibration_set": {

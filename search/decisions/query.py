@@ -91,12 +91,32 @@ def _outcome(features: QueryFeatures, decision: Decision) -> tuple[bool, bool]:
     return p >= decision.threshold("result"), p < decision.threshold("clearly_off")
 
 
-def page_confident(page_nearest: float, query: QueryDecision, decision: Decision | None) -> bool:
-    """Whether a page alone, its nearest chunk ``page_nearest`` similar, would make the query confident."""
-    if decision is None or query.features is None:
+PAGE = "page"
+PAGE_FEATURES = ("similarity", "behind", "coverage")
+
+
+@dataclass(frozen=True)
+class PageFeatures:
+    """A result page of a confident query: its nearest chunk's similarity, how far behind the query's
+    nearest chunk that is, and the share of the query's words (IDF) its best chunk holds."""
+
+    similarity: float
+    behind: float
+    coverage: float
+
+    def values(self) -> dict[str, float]:
+        return {"similarity": self.similarity, "behind": self.behind, "coverage": self.coverage}
+
+
+def page_close(features: PageFeatures, decision: Decision | None) -> bool:
+    """Whether a result page matches closely (``close`` threshold) rather than loosely."""
+    if decision is None:
         return False
-    features = replace(query.features, nearest=page_nearest)
-    return decision.probability(features.values()) >= decision.threshold("result")
+    return decision.probability(features.values()) >= decision.threshold("close")
+
+
+def page_decision(model: str) -> Decision | None:
+    return decision_for(model, PAGE)
 
 
 def query_decision(model: str) -> Decision | None:

@@ -26,7 +26,11 @@ PASSAGES = [
     ("remote", "Remote work", "You may work from home two days a week. Tell your manager which days by Friday."),
     ("expenses", "Expenses", "Submit your receipts in Tally within 30 days of the purchase. Late claims are refused."),
     ("leave", "Annual leave", "Everyone gets 27 days of paid leave a year. Book them in the HR portal."),
-    ("laptop", "Laptops", "IT gives every new starter a laptop on the first day. Lost laptops are reported to #it-help."),
+    (
+        "laptop",
+        "Laptops",
+        "IT gives every new starter a laptop on the first day. Lost laptops are reported to #it-help.",
+    ),
     ("security", "Passwords", "Passwords have at least 14 characters. Turn on two-factor authentication everywhere."),
     ("travel", "Travel", "Book trains and hotels through the travel desk. Flights need your manager's approval."),
     ("payroll", "Payroll", "Salaries are paid on the 28th of each month. Payslips are in the HR portal."),

@@ -13,9 +13,11 @@ from search.decisions.policy import Decision, policy_for
 from search.decisions.query import (
     FEATURES,
     NO_FLOOR,
+    PAGE_FEATURES,
+    PageFeatures,
     QueryFeatures,
     decide_query,
-    page_confident,
+    page_close,
     query_decision,
     vector_floors,
 )
@@ -75,13 +77,15 @@ def test_no_policy_decides_nothing_on_meaning() -> None:
     decided = decide_query(features(0.99, 0.0), None)
     assert not decided.confident and not decided.clearly_off and decided.probability is None
     assert vector_floors(None) == (NO_FLOOR, NO_FLOOR)
-    assert not page_confident(0.99, decided, None)
+    assert not page_close(PageFeatures(0.99, 0.0, 1.0), None)
 
 
-def test_a_page_alone_is_judged_with_its_own_nearest_chunk() -> None:
-    query = decide_query(features(0.9, 0.4), DECISION)
-    assert page_confident(0.5, query, DECISION)
-    assert not page_confident(0.2, query, DECISION)
+def test_a_page_matches_closely_on_one_side_of_its_threshold_only() -> None:
+    # logit = 20 × similarity − 40 × behind + 2 × coverage − 10
+    page = Decision(PAGE_FEATURES, (20.0, -40.0, 2.0), -10.0, {"close": 0.5})
+    assert page_close(PageFeatures(similarity=0.55, behind=0.0, coverage=0.0), page)  # logit 1
+    assert not page_close(PageFeatures(similarity=0.55, behind=0.05, coverage=0.0), page)  # logit −1
+    assert page_close(PageFeatures(similarity=0.55, behind=0.05, coverage=1.0), page)  # logit 1: its words
 
 
 def test_floors_are_read_from_the_decision() -> None:

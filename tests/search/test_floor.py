@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from search.decisions.policy import Decision, forget
-from search.decisions.query import FEATURES, QueryFeatures
-from search.indexing.embedders import LOCAL_MODEL_NAME, get_embedder
+from search.decisions.query import QUERY, QueryFeatures
+from search.indexing.embedders import get_embedder
 from search.retrieval.hits import Filters
 from search.retrieval.pipeline import retrieve
 from search.retrieval.vector import vector_leg
 from search.selectors import search_pages
+from tests.decisions import query_decision, store
 from tests.readers import visible_page_ids
 from tests.search.retrieval_world import build
 
@@ -22,18 +22,7 @@ pytestmark = pytest.mark.django_db
 
 def stored_decision(weights: dict[str, float], intercept: float, result: float = 0.5, clearly_off: float = 0.0) -> None:
     """The local model decides with these literal weights (features not named weigh nothing), as if calibrated."""
-    from search.models import DecisionPolicy
-
-    decision = Decision(
-        FEATURES,
-        tuple(weights.get(name, 0.0) for name in FEATURES),
-        intercept,
-        {"result": result, "clearly_off": clearly_off, "vector_floor": -1.0, "centred_floor": -1.0},
-    )
-    DecisionPolicy.objects.update_or_create(
-        model=LOCAL_MODEL_NAME, defaults={"decisions": {"query": decision.as_json()}}
-    )
-    forget()
+    store(QUERY, query_decision(weights, intercept, result=result, clearly_off=clearly_off))
 
 
 def features_of(query: str, reader) -> QueryFeatures:  # type: ignore[no-untyped-def]

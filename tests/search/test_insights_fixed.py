@@ -19,7 +19,7 @@ from search.models import AskLog
 
 pytestmark = pytest.mark.django_db
 
-ROOFTOP = "# Rooftop terrace\n\nThe rooftop terrace has plants and benches for the lunch break.\n"
+ROOFTOP = "# Rooftop terrace\n\nThe rooftop terrace has plants and benches, open for the lunch break.\n"
 SAUNA_QUESTION = "When does the rooftop sauna open?"
 SAUNA_ANSWER = "# Rooftop sauna\n\nThe rooftop sauna opens every weekday at seven in the morning.\n"
 PARKING_QUESTION = "Where can I charge my electric scooter?"

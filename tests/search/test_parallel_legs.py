@@ -86,8 +86,12 @@ def test_inside_a_transaction_the_lists_run_in_the_callers_thread(world):  # typ
 
 def test_language_partitions_walk_side_by_side_and_merge_into_one_list(world, monkeypatch, settings):  # type: ignore[no-untyped-def]
     """Through the graphs (not exact), each language partition is its own pool task; merged, they are
-    exactly the list ``crosslang_leg`` computes in one call."""
+    exactly the list ``crosslang_leg`` computes in one call (no floor: every neighbour counts)."""
     from django.core.cache import cache
+
+    from tests.decisions import every_neighbour
+
+    every_neighbour()
 
     from core.text import detect_language
     from search.indexing.model_switch import query_embedder

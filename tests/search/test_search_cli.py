@@ -8,6 +8,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from tests.decisions import every_neighbour
+
 LEAVE = """# Annual leave
 
 Every employee gets 25 days of paid leave per year. Ask your manager before booking leave.
@@ -80,6 +82,8 @@ def test_json_shape(handbook):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector"])
 def test_user_never_sees_restricted_refs(handbook, mode):  # type: ignore[no-untyped-def]
     query = "annual leave salary bands board minutes bonus"
+    if mode == "vector":  # meaning alone lists pages only for a query that means something: say it does
+        every_neighbour()
     out, _ = run(query, user="bob", json=True, mode=mode, limit=100)
     assert "test:leave" in refs(out)
     assert not RESTRICTED & set(refs(out))

@@ -1,0 +1,33 @@
+"""Literal decisions stored as the bundled model's policy, for tests that need one locally
+(every other test runs the shipped policy, as production does)."""
+
+from __future__ import annotations
+
+from search.decisions.policy import Decision, forget, policy_for
+from search.decisions.query import FEATURES, QUERY
+from search.indexing.embedders import LOCAL_MODEL_NAME
+
+
+def store(name: str, decision: Decision, model: str = LOCAL_MODEL_NAME) -> None:
+    """``decision`` replaces the model's decision ``name`` (the others stay as its policy has them)."""
+    from search.models import DecisionPolicy
+
+    policy = policy_for(model)
+    decisions = {key: d.as_json() for key, d in policy.decisions.items()} if policy else {}
+    DecisionPolicy.objects.update_or_create(
+        model=model, defaults={"decisions": {**decisions, name: decision.as_json()}}
+    )
+    forget()
+
+
+def query_decision(
+    weights: dict[str, float], intercept: float, *, result: float = 0.5, clearly_off: float = 0.0
+) -> Decision:
+    """A query decision with these weights (features not named weigh nothing) and no vector floor."""
+    thresholds = {"result": result, "clearly_off": clearly_off, "vector_floor": -1.0, "centred_floor": -1.0}
+    return Decision(FEATURES, tuple(weights.get(name, 0.0) for name in FEATURES), intercept, thresholds)
+
+
+def every_neighbour() -> None:
+    """Every query means something here and every nearest neighbour is a hit (for tests about the lists)."""
+    store(QUERY, query_decision({}, intercept=1.0))

@@ -104,8 +104,9 @@ def _refs(query: str, user) -> list[str]:  # type: ignore[no-untyped-def]
 def test_without_a_policy_the_words_decide_and_it_is_said(second_model, handbook, caplog):  # type: ignore[no-untyped-def]
     with caplog.at_level(logging.WARNING, logger="search.decisions.policy"):
         nonsense = retrieve("qsdfghjklm", handbook)
-    assert nonsense.used_vectors and nonsense.pages == []  # nearest neighbours exist, none is a result
-    assert nonsense.decision is not None and nonsense.decision.probability is None
+    assert nonsense.pages == [] and nonsense.decision is not None
+    assert nonsense.decision.features is not None  # nearest neighbours exist (read), none is a result
+    assert nonsense.decision.probability is None
     assert f"no decision policy for embedding model {second_model.model!r}" in caplog.text
     assert _refs("submit receipts", handbook) == ["expenses"]  # its words carry it
     answer = answer_question(user=handbook, question="When must I submit receipts in Tally?", rate_limit=False)
@@ -118,7 +119,7 @@ def test_calibrate_fits_the_model_s_policy_and_search_uses_it(second_model, hand
     call_command("calibrate", "--extra", str(_material(tmp_path)), "--only", "--json", stdout=out)
     body = json.loads(out.getvalue())
     assert body["model"] == second_model.model
-    assert set(body["decisions"]) == {"query", "answer"}
+    assert set(body["decisions"]) == {"query", "page", "answer", "same_question"}
     assert body["report"]["calibration_set"] | {"digest": ""} == {
         "digest": "",
         "passages": len(PASSAGES),
@@ -133,9 +134,11 @@ def test_calibrate_fits_the_model_s_policy_and_search_uses_it(second_model, hand
     assert policy is not None and policy.source == "calibrated" and policy.get("query") is not None
     assert stored.decisions["query"]["thresholds"]["clearly_off"] <= stored.decisions["query"]["thresholds"]["result"]
     assert index_overview()["decisions"].startswith("calibrated")
-    nonsense = retrieve("qsdfghjklm", handbook)
-    assert nonsense.pages == [] and nonsense.decision is not None and nonsense.decision.probability is not None
-    # Meaning counts now: a paraphrase sharing no word with its page finds it.
+    assert retrieve("qsdfghjklm", handbook).pages == []
+    # Meaning counts now: a paraphrase sharing no word with its page finds it, by the fitted decision.
+    paraphrase = retrieve("Can I do my job at my house?", handbook)
+    assert paraphrase.decision is not None and paraphrase.decision.confident
+    assert paraphrase.decision.probability is not None
     assert _refs("Can I do my job at my house?", handbook)[:1] == ["remote"]
 
 

@@ -8,11 +8,9 @@ says answers it. A logistic regression over the units' features gives the probab
 states the answer.
 
 The ``answer`` threshold, by a stated rule over out-of-fold probabilities (folds by question, so no
-question is judged by a model that saw it): the highest that still answers ``ANSWERED_SHARE`` of the
-answerable questions, a question being answered when its best unit reaches it. Declining more
-unanswerable questions is then the features' work, not the threshold's: the report gives the share
-declined, and the threshold that would best separate the two kinds (the highest mean of answered
-and declined) for comparison.
+question is judged by a model that saw it): the one that best separates the answerable questions
+from the unanswerable ones — the highest mean of "answerable questions answered" and "unanswerable
+questions declined" —, a question being answered when its best unit reaches it.
 """
 
 from __future__ import annotations
@@ -33,9 +31,6 @@ from search.decisions.policy import Decision
 from search.indexing.embedders import Embedder
 
 PASSAGES_PER_QUESTION = 5  # the nearest passages a question's Ask is given here
-# The answerable calibration questions Ask must answer (a product choice: a question the handbook
-# answers gets its answer nine times in ten, at the cost of declining fewer unanswerable ones).
-ANSWERED_SHARE = 0.9
 
 
 @dataclass
@@ -130,8 +125,7 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
     probability = {i: float(1.0 / (1.0 + np.exp(-logit))) for i, (logit, _label) in best_unit.items()}
     answerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is not None]
     unanswerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is None]
-    separating, balanced = best_threshold(answerable, unanswerable)
-    threshold = float(np.quantile(answerable, 1.0 - ANSWERED_SHARE, method="lower")) if answerable else 0.5
+    threshold, balanced = best_threshold(answerable, unanswerable)
     stated = [i for i, q in enumerate(questions) if q.question.passage is not None and any(q.labels)]
     report = {
         "examples": {"units": len(rows), "answer_units": int(y.sum()), "questions": len(questions)},
@@ -140,11 +134,10 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
             "unanswerable_declined": round(
                 float(sum(p < threshold for p in unanswerable) / max(1, len(unanswerable))), 4
             ),
-            "best_separating_threshold": round(separating, 4),
-            "best_separating_mean": round(balanced, 4),
+            "mean": round(balanced, 4),
             "first_unit_states_the_answer": round(sum(best_unit[i][1] for i in stated) / max(1, len(stated)), 4),
         },
-        "rules": {ANSWER: f"highest threshold that answers {ANSWERED_SHARE:.0%} of the answerable questions"},
+        "rules": {ANSWER: "highest mean of answerable questions answered and unanswerable ones declined"},
     }
     weights = model.coef_[0] / scale
     intercept = float(model.intercept_[0] - (model.coef_[0] * mean / scale).sum())

@@ -34,7 +34,7 @@ from core.languages import ALL_STOPWORDS, text_search_config
 from core.text import detect_language, fold_accents, words
 from search.calibration.calibration_set import CalibrationSet
 from search.decisions.policy import Decision
-from search.decisions.query import FEATURES, NO_FLOOR, QueryFeatures
+from search.decisions.query import FEATURES, NO_FLOOR, STAND_OUT_RANK, QueryFeatures, stand_out
 from search.indexing.embedders import Embedder
 from search.indexing.pipeline import passage_text
 from search.retrieval.crosslang import ALPHA
@@ -124,7 +124,7 @@ def calibration_handbook(calibration: CalibrationSet, embedder: Embedder) -> Cal
 
 
 def _examples(
-    texts: list[str], labels: list[int], handbook: CalibrationHandbook, embedder: Embedder
+    texts: list[str], labels: list[int], handbook: CalibrationHandbook, embedder: Embedder, floor: float
 ) -> tuple[list[Example], np.ndarray]:
     vectors = handbook.query_vectors(texts, embedder)
     every_term = set().union(*handbook.held)
@@ -132,8 +132,11 @@ def _examples(
     for text, label, vector in zip(texts, labels, vectors, strict=True):
         language = detect_language(text)
         terms = lexemes(text, language)
+        similarities = sorted((handbook.vectors @ vector).tolist(), reverse=True)
+        listed = [x for x in similarities[:STAND_OUT_RANK] if x >= floor]  # as the floored vector list
         features = QueryFeatures(
-            nearest=float((handbook.vectors @ vector).max()),
+            nearest=similarities[0],
+            stand_out=stand_out(listed, floor),
             workplace=WORKPLACE.nearest(vector, embedder),
             everyday=EVERYDAY.nearest(vector, embedder),
             words=bool(terms & every_term) or any(w in ALL_STOPWORDS for w in words(text)),
@@ -166,7 +169,9 @@ def fit_query_decision(
     """The fitted query decision of ``embedder``'s model, and the examples it was fitted on."""
     texts = [q.text for q in calibration.questions] + [q for q, _lang in calibration.no_match]
     labels = [1] * len(calibration.questions) + [0] * len(calibration.no_match)
-    examples, vectors = _examples(texts, labels, handbook, embedder)
+    question_vectors = handbook.query_vectors([q.text for q in calibration.questions], embedder)
+    vector_floor, centred_floor = _floors(calibration, handbook, question_vectors)
+    examples, _vectors = _examples(texts, labels, handbook, embedder, vector_floor)
     x = np.asarray([[e.features.values()[name] for name in FEATURES] for e in examples], dtype=np.float64)
     y = np.asarray(labels)
     mean, scale = x.mean(axis=0), np.where(x.std(axis=0) == 0, 1.0, x.std(axis=0))
@@ -181,7 +186,6 @@ def fit_query_decision(
     allowed = int(MAX_EMPTY_SHARE * len(answerable))
     result = uncarried[min(allowed, len(uncarried) - 1)] if uncarried else min(p for p, _e in answerable)
     clearly_off = min(p for p, _e in answerable)
-    vector_floor, centred_floor = _floors(calibration, handbook, vectors[: len(calibration.questions)])
     nonsense = held_out[y == 0]
     report = {
         "examples": {"answerable": int(y.sum()), "no_match": int((y == 0).sum())},

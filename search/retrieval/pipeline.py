@@ -15,7 +15,16 @@ from typing import Any
 
 from core import languages
 from core.text import detect_language
-from search.decisions.query import SAFE, QueryDecision, QueryFeatures, decide_query, query_decision, vector_floors
+from search.decisions.query import (
+    SAFE,
+    STAND_OUT_RANK,
+    QueryDecision,
+    QueryFeatures,
+    decide_query,
+    query_decision,
+    stand_out,
+    vector_floors,
+)
 from search.indexing.model_switch import query_embedder
 from search.retrieval import parallel
 from search.retrieval.crosslang import centred_query, merge_partitions, partition_leg
@@ -227,8 +236,10 @@ def _decide(  # noqa: PLR0913 - the lists and what the features are read from
     policy = query_decision(embedder.model_name)
     if not vector:  # nothing above the floor: nothing is near in meaning
         return SAFE
+    similarities = [1.0 - (hit.vector_distance or 0.0) for hit in vector[:STAND_OUT_RANK]]
     features = QueryFeatures(
-        nearest=1.0 - (vector[0].vector_distance or 0.0),
+        nearest=similarities[0],
+        stand_out=stand_out(similarities, vector_floors(policy)[0]),
         workplace=WORKPLACE.nearest(embedding, embedder),
         everyday=EVERYDAY.nearest(embedding, embedder),
         words=shares_words(parsed.terms, bool(found_words)),

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from search.decisions.policy import Decision, forget, policy_for
-from search.decisions.query import FEATURES, QUERY
+from search.decisions.query import QUERY
 from search.indexing.embedders import LOCAL_MODEL_NAME
 
 
@@ -23,9 +23,10 @@ def store(name: str, decision: Decision, model: str = LOCAL_MODEL_NAME) -> None:
 def query_decision(
     weights: dict[str, float], intercept: float, *, result: float = 0.5, clearly_off: float = 0.0
 ) -> Decision:
-    """A query decision with these weights (features not named weigh nothing) and no vector floor."""
+    """A query decision over the named features of ``QueryFeatures.values()`` (any of them: ``nearest``
+    too, which the fitted decision does not use) with these weights, and no vector floor."""
     thresholds = {"result": result, "clearly_off": clearly_off, "vector_floor": -1.0, "centred_floor": -1.0}
-    return Decision(FEATURES, tuple(weights.get(name, 0.0) for name in FEATURES), intercept, thresholds)
+    return Decision(tuple(weights), tuple(weights.values()), intercept, thresholds)
 
 
 def every_neighbour() -> None:

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 
 from search.decisions.policy import Decision
-from search.decisions.query import FEATURES, PAGE_FEATURES, QueryFeatures, decide_query
+from search.decisions.query import PAGE_FEATURES, QueryFeatures, decide_query
 from search.indexing.embedders import LOCAL_MODEL_NAME
 from search.retrieval.confidence import confident_count
 from search.retrieval.hits import ChunkHit, PageHit, Retrieval
@@ -139,7 +139,7 @@ def test_without_a_query_vector_nothing_is_folded() -> None:
 )
 def test_the_confident_run(chunks: list[list[ChunkHit]], expected: int) -> None:
     # Literal decisions: the query is confident; a page is close from a chunk 0.85 similar or 60 % of the words.
-    decision = Decision(FEATURES, (100.0, 0.0, 0.0, 0.0, 0.0), -85.0, {"result": 0.5, "clearly_off": 0.0})
+    decision = Decision(("nearest",), (100.0,), -85.0, {"result": 0.5, "clearly_off": 0.0})
     page = Decision(PAGE_FEATURES, (100.0, 0.0, 100.0 * 0.85 / 0.6), -85.0, {"close": 0.5})
     pages = [PageHit(n, 1.0 / n, hits) for n, hits in enumerate(chunks, start=1)]
     query = decide_query(QueryFeatures(nearest=0.9, workplace=0.0, everyday=0.0, words=True), decision)

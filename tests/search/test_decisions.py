@@ -19,13 +19,14 @@ from search.decisions.query import (
     decide_query,
     page_close,
     query_decision,
+    stand_out,
     vector_floors,
 )
 from search.indexing.embedders import LOCAL_MODEL_NAME
 
 # A decision whose logit is 10 × (nearest − everyday) − 2 + 3·words − 1.5·unheld: easy to reason about.
 DECISION = Decision(
-    FEATURES,
+    ("nearest", "workplace", "everyday", "words", "unheld"),
     (10.0, 0.0, -10.0, 3.0, -1.5),
     -2.0,
     {"result": 0.5, "clearly_off": 0.05, "vector_floor": 0.3, "centred_floor": 0.1},
@@ -86,6 +87,12 @@ def test_a_page_matches_closely_on_one_side_of_its_threshold_only() -> None:
     assert page_close(PageFeatures(similarity=0.55, behind=0.0, coverage=0.0), page)  # logit 1
     assert not page_close(PageFeatures(similarity=0.55, behind=0.05, coverage=0.0), page)  # logit −1
     assert page_close(PageFeatures(similarity=0.55, behind=0.05, coverage=1.0), page)  # logit 1: its words
+
+
+def test_stand_out_is_the_nearest_less_the_fifth_or_the_floor_beneath_a_short_list() -> None:
+    assert stand_out([0.9, 0.85, 0.84, 0.83, 0.8, 0.7], floor=0.5) == pytest.approx(0.1)
+    assert stand_out([0.9, 0.85], floor=0.5) == pytest.approx(0.4)  # the list was cut at the floor
+    assert stand_out([], floor=0.5) == 0.0
 
 
 def test_floors_are_read_from_the_decision() -> None:

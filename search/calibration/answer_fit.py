@@ -26,6 +26,7 @@ from search.ask.extractive import Candidate, candidates
 from search.ask.passages import Passage
 from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
 from search.calibration.query_fit import REGULARISATION, CalibrationHandbook
+from search.calibration.standardised import Standardised
 from search.decisions.answer import ANSWER, FEATURES
 from search.decisions.policy import Decision
 from search.indexing.embedders import Embedder
@@ -111,8 +112,8 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
     x = np.asarray([[c.features().values()[name] for name in FEATURES] for _i, c, _l in rows], dtype=np.float64)
     y = np.asarray([label for _i, _c, label in rows])
     groups = np.asarray([i for i, _c, _l in rows])
-    mean, scale = x.mean(axis=0), np.where(x.std(axis=0) == 0, 1.0, x.std(axis=0))
-    z = (x - mean) / scale
+    standardised = Standardised.of(x)
+    z = standardised(x)
     held_out = np.zeros(len(rows))
     for train, test in GroupKFold(n_splits=5).split(z, y, groups):
         model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(z[train], y[train])
@@ -139,6 +140,5 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
         },
         "rules": {ANSWER: "highest mean of answerable questions answered and unanswerable ones declined"},
     }
-    weights = model.coef_[0] / scale
-    intercept = float(model.intercept_[0] - (model.coef_[0] * mean / scale).sum())
-    return Decision(FEATURES, tuple(float(w) for w in weights), intercept, {ANSWER: float(threshold)}, report)
+    weights, intercept = standardised.raw(model)
+    return Decision(FEATURES, weights, intercept, {ANSWER: float(threshold)}, report)

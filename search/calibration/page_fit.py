@@ -18,6 +18,7 @@ from core.text import detect_language
 from search.calibration.answer_fit import best_threshold
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.query_fit import REGULARISATION, CalibrationHandbook, lexemes
+from search.calibration.standardised import Standardised
 from search.decisions.policy import Decision
 from search.decisions.query import PAGE_FEATURES, PageFeatures
 from search.indexing.embedders import Embedder
@@ -43,8 +44,8 @@ def fit_page_decision(calibration: CalibrationSet, handbook: CalibrationHandbook
     x = np.asarray([r[1] for r in rows], dtype=np.float64)
     y = np.asarray([r[2] for r in rows])
     groups = np.asarray([r[0] for r in rows])
-    mean, scale = x.mean(axis=0), np.where(x.std(axis=0) == 0, 1.0, x.std(axis=0))
-    z = (x - mean) / scale
+    standardised = Standardised.of(x)
+    z = standardised(x)
     held_out = np.zeros(len(rows))
     for train, test in GroupKFold(n_splits=5).split(z, y, groups):
         fold = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=1000).fit(z[train], y[train])
@@ -60,6 +61,5 @@ def fit_page_decision(calibration: CalibrationSet, handbook: CalibrationHandbook
         },
         "rules": {"close": "highest mean of answering passages kept close and other passages folded"},
     }
-    weights = model.coef_[0] / scale
-    intercept = float(model.intercept_[0] - (model.coef_[0] * mean / scale).sum())
-    return Decision(PAGE_FEATURES, tuple(float(w) for w in weights), intercept, {"close": float(close)}, report)
+    weights, intercept = standardised.raw(model)
+    return Decision(PAGE_FEATURES, weights, intercept, {"close": float(close)}, report)

@@ -33,6 +33,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from core.languages import ALL_STOPWORDS, text_search_config
 from core.text import detect_language, fold_accents, words
 from search.calibration.calibration_set import CalibrationSet
+from search.calibration.standardised import Standardised
 from search.decisions.policy import Decision
 from search.decisions.query import FEATURES, NO_FLOOR, STAND_OUT_RANK, QueryFeatures, stand_out
 from search.indexing.embedders import Embedder
@@ -174,13 +175,12 @@ def fit_query_decision(
     examples, _vectors = _examples(texts, labels, handbook, embedder, vector_floor)
     x = np.asarray([[e.features.values()[name] for name in FEATURES] for e in examples], dtype=np.float64)
     y = np.asarray(labels)
-    mean, scale = x.mean(axis=0), np.where(x.std(axis=0) == 0, 1.0, x.std(axis=0))
+    standardised = Standardised.of(x)
     model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=1000)
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
-    held_out = cross_val_predict(model, (x - mean) / scale, y, cv=folds, method="predict_proba")[:, 1]
-    model.fit((x - mean) / scale, y)
-    weights = model.coef_[0] / scale
-    intercept = float(model.intercept_[0] - (model.coef_[0] * mean / scale).sum())
+    held_out = cross_val_predict(model, standardised(x), y, cv=folds, method="predict_proba")[:, 1]
+    model.fit(standardised(x), y)
+    weights, intercept = standardised.raw(model)
     answerable = [(p, e) for p, e in zip(held_out, examples, strict=True) if e.label == 1]
     uncarried = sorted(p for p, e in answerable if not e.carried)
     allowed = int(MAX_EMPTY_SHARE * len(answerable))
@@ -210,4 +210,4 @@ def fit_query_decision(
         "vector_floor": vector_floor,
         "centred_floor": centred_floor,
     }
-    return Decision(FEATURES, tuple(float(w) for w in weights), intercept, thresholds, report), examples
+    return Decision(FEATURES, weights, intercept, thresholds, report), examples

@@ -15,6 +15,7 @@ from typing import Any
 
 from core import languages
 from core.text import detect_language
+from search.decisions.policy import Decision
 from search.decisions.query import (
     SAFE,
     STAND_OUT_RANK,
@@ -178,7 +179,9 @@ def retrieve(
         timings["crosslang"] = walked + time.perf_counter() - t
     keyword, vector = lists.get("keyword", []), lists.get("vector", [])
     crosslang, translated = lists.get("crosslang", []), lists.get("translate", [])
-    decision = _decide(vector, embedding, embedder, keyword or translated, parsed, words, reader, query_language)
+    decision = _decide(
+        policy, vector, embedding, embedder, keyword or translated, parsed, words, reader, query_language
+    )
     alone = 1.0 if decision is not None and decision.clearly_off else KEYWORD_ALONE_COVERAGE
     words_carry = decision is not None and not decision.confident
     if words_carry:
@@ -220,6 +223,7 @@ def retrieve(
 
 
 def _decide(  # noqa: PLR0913 - the lists and what the features are read from
+    policy: Decision | None,
     vector: list[ChunkHit],
     embedding: list[float] | None,
     embedder: Any,
@@ -233,7 +237,6 @@ def _decide(  # noqa: PLR0913 - the lists and what the features are read from
     embedded (keyword search only: the words decide, as they always did)."""
     if embedding is None or embedder is None:
         return None
-    policy = query_decision(embedder.model_name)
     if not vector:  # nothing above the floor: nothing is near in meaning
         return SAFE
     similarities = [1.0 - (hit.vector_distance or 0.0) for hit in vector[:STAND_OUT_RANK]]

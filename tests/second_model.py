@@ -21,8 +21,9 @@ unrelated texts near 0. No such model can run here, so this server makes one out
 - ``R``: a fixed random orthogonal matrix (QR of a seeded Gaussian). It leaves cosines as they are
   and makes the coordinates unlike e5's, so nothing can pass by reading a stand-in vector as an e5 one.
 
-The shipped sentences' passage vectors are served from the shipped ``.npz`` (float16; cosine to a
-live embedding > 0.99999): the app embeds all 2,754 of them through a remote model once per process
+The shipped sentences' vectors are served from the shipped ``.npz`` (float16; cosine to a live
+embedding > 0.99999; the sets of queries as queries): the app embeds all of them (2,754 passages and
+~800 queries) through a remote model once per process
 (off_topic), ~200 s of the local engine on two cores, which every test using this model would pay.
 ``stats()["shipped"]`` counts them.
 
@@ -77,11 +78,13 @@ def transform() -> Transform:
             found = data["vectors"].astype(np.float64)
             current = str(data["digest"]) == sentence_set.digest(LOCAL_MODEL_NAME)
         found /= np.linalg.norm(found, axis=1, keepdims=True)
-        vectors.append(found)
+        if not sentence_set.as_queries:  # the mean is of passages (the sets of queries are embedded as such)
+            vectors.append(found)
         # Stale vectors (sentences edited, .npz not rewritten) still give a fair mean, but are not
         # the vectors of today's sentences: those are then embedded live.
         if current:
-            shipped.update({PASSAGE + s: v for s, v in zip(sentence_set.sentences(), found, strict=True)})
+            prefix = QUERY if sentence_set.as_queries else PASSAGE
+            shipped.update({prefix + s: v for s, v in zip(sentence_set.sentences(), found, strict=True)})
     mean = np.concatenate(vectors).mean(axis=0)
     gaussian = np.random.default_rng(SEED).standard_normal((LOCAL_DIMENSIONS, LOCAL_DIMENSIONS))
     q, r = np.linalg.qr(gaussian)

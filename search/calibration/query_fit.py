@@ -1,10 +1,13 @@
 """Fit the query decision (``search/decisions/query.py``) for one embedding model.
 
 Every calibration query (``calibration_set.py``) gets the decision's features as retrieval reads
-them, computed over the calibration handbook instead of the reader's pages: similarity of the
-nearest passage, of the nearest workplace and everyday sentence, whether it is made of words the
-passages hold (Postgres' own stemming, as the keyword lists), whether a word of it is held by no
-passage. Answerable questions are positives, no-match queries negatives; a logistic regression
+them, computed over the calibration handbook instead of the reader's pages: how much its nearest
+passage stands out, its nearest workplace and everyday sentence, its nearest shipped handbook
+question and query on another subject (never itself nor its passage's other questions), whether it
+is made of words the passages hold (Postgres' own stemming, as the keyword lists). Not whether a
+word of it is held by no passage: the calibration handbook is small and lacks a word of most
+queries, answerable or not, which a real handbook holds — learnt here, it would say nothing true.
+Answerable questions are positives, no-match queries negatives; a logistic regression
 over standardised features (folded back onto the raw features) gives the probability.
 
 Thresholds, each by a stated rule over out-of-fold probabilities (the fitted model never judges
@@ -40,7 +43,7 @@ from search.indexing.embedders import Embedder
 from search.indexing.pipeline import passage_text
 from search.retrieval.crosslang import ALPHA
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
-from search.retrieval.off_topic import EVERYDAY, WORKPLACE
+from search.retrieval.off_topic import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 
 REGULARISATION = 1.0  # scikit-learn's default C: the features are few and standardised
 # The answerable calibration questions the result threshold may leave with no result (a policy
@@ -124,13 +127,31 @@ def calibration_handbook(calibration: CalibrationSet, embedder: Embedder) -> Cal
     return CalibrationHandbook(vectors, [p.id for p in calibration.passages], languages, held, idf, means)
 
 
-def _examples(
-    texts: list[str], labels: list[int], handbook: CalibrationHandbook, embedder: Embedder, floor: float
+def _left_out(calibration: CalibrationSet) -> list[frozenset[str]]:
+    """Per calibration query (questions, then no-match queries), the shipped queries its
+    ``handbook_question`` / ``other_query`` features must not see: itself, and a question's
+    companions on the same passage. A new query is never in the shipped sets; a calibration one
+    compared with itself or its paraphrases would teach the fit a closeness no real query has."""
+    by_passage: dict[str, set[str]] = {}
+    for question in calibration.questions:
+        by_passage.setdefault(question.passage or "", set()).add(question.text.strip())
+    return [frozenset(by_passage[q.passage or ""]) for q in calibration.questions] + [
+        frozenset({query.strip()}) for query, _language in calibration.no_match
+    ]
+
+
+def _examples(  # noqa: PLR0913 - the material and what each example may not see
+    texts: list[str],
+    labels: list[int],
+    left_out: list[frozenset[str]],
+    handbook: CalibrationHandbook,
+    embedder: Embedder,
+    floor: float,
 ) -> tuple[list[Example], np.ndarray]:
     vectors = handbook.query_vectors(texts, embedder)
     every_term = set().union(*handbook.held)
     out = []
-    for text, label, vector in zip(texts, labels, vectors, strict=True):
+    for text, label, vector, unseen in zip(texts, labels, vectors, left_out, strict=True):
         language = detect_language(text)
         terms = lexemes(text, language)
         similarities = sorted((handbook.vectors @ vector).tolist(), reverse=True)
@@ -140,8 +161,9 @@ def _examples(
             stand_out=stand_out(listed, floor),
             workplace=WORKPLACE.nearest(vector, embedder),
             everyday=EVERYDAY.nearest(vector, embedder),
+            handbook_question=HANDBOOK_QUESTIONS.nearest(vector, embedder, leaving_out=unseen),
+            other_query=OTHER_QUERIES.nearest(vector, embedder, leaving_out=unseen),
             words=bool(terms & every_term) or any(w in ALL_STOPWORDS for w in words(text)),
-            unheld=bool(terms - every_term),
         )
         carried = handbook.coverage(terms) >= KEYWORD_ALONE_COVERAGE - 1e-9
         out.append(Example(text, language, features, carried, label))
@@ -172,7 +194,7 @@ def fit_query_decision(
     labels = [1] * len(calibration.questions) + [0] * len(calibration.no_match)
     question_vectors = handbook.query_vectors([q.text for q in calibration.questions], embedder)
     vector_floor, centred_floor = _floors(calibration, handbook, question_vectors)
-    examples, _vectors = _examples(texts, labels, handbook, embedder, vector_floor)
+    examples, _vectors = _examples(texts, labels, _left_out(calibration), handbook, embedder, vector_floor)
     x = np.asarray([[e.features.values()[name] for name in FEATURES] for e in examples], dtype=np.float64)
     y = np.asarray(labels)
     standardised = Standardised.of(x)

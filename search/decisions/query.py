@@ -12,9 +12,13 @@ the query, each read from what the reader may read or from fixed text the projec
 - ``workplace`` / ``everyday``: similarity of the nearest shipped sentence on the subjects handbooks
   cover, and on everyday subjects they do not (``search/retrieval/off_topic.py``): a question on
   another subject is closer to a sentence on its own subject than to the handbook;
+- ``handbook_question`` / ``other_query``: similarity of the nearest shipped query of each kind, query
+  to query — the questions the calibration handbook answers, and the calibration queries on other
+  subjects: what people type about a handbook reads like other such questions whatever the company;
 - ``words``: the query is made of words — a keyword list found a readable chunk, or it has a stop-word
   (not a keyboard mash);
-- ``unheld``: one of its words is held by no chunk the reader may read.
+- ``unheld``: one of its words is held by no chunk the reader may read — weighed only by a decision
+  that names it: the fitted ones do not (``search/calibration/query_fit.py`` says why).
 
 ``probability`` is the fitted model's (``search/calibration/query_fit.py``); the query is a
 *confident* one from the ``result`` threshold. A query that is not confident is still answered when
@@ -35,7 +39,7 @@ from dataclasses import dataclass, replace
 from search.decisions.policy import Decision, decision_for
 
 QUERY = "query"
-FEATURES = ("stand_out", "workplace", "everyday", "words", "unheld")
+FEATURES = ("stand_out", "workplace", "everyday", "handbook_question", "other_query", "words")
 STAND_OUT_RANK = 5
 NO_FLOOR = -1.0  # every neighbour counts (a similarity is never below -1)
 
@@ -46,8 +50,10 @@ class QueryFeatures:
     workplace: float
     everyday: float
     words: bool
-    unheld: bool = False
+    unheld: bool = False  # weighed by a decision that names it (the fitted ones do not: see query_fit)
     stand_out: float = 0.0
+    handbook_question: float = 0.0
+    other_query: float = 0.0
 
     def values(self) -> dict[str, float]:
         return {
@@ -55,6 +61,8 @@ class QueryFeatures:
             "stand_out": self.stand_out,
             "workplace": self.workplace,
             "everyday": self.everyday,
+            "handbook_question": self.handbook_question,
+            "other_query": self.other_query,
             "words": float(self.words),
             "unheld": float(self.unheld),
         }

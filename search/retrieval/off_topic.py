@@ -6,8 +6,11 @@ similarity alone cannot tell it from one. What does: such a question is closer s
 sentence on its own subject. ``data/off_topic.txt`` holds sentences on everyday subjects a company
 handbook does not cover (cooking, sport, animals, weather, geography, history, science, music,
 gardening, cars, health, games), in English and French, and ``data/workplace.txt`` generic sentences
-on the subjects handbooks do cover. The query's nearest sentence of each set is a feature of the
-fitted query decision (``search/decisions/query.py``), which weighs them per model.
+on the subjects handbooks do cover. Two more sets are queries people type, compared query to query:
+the questions the calibration handbook answers and the calibration queries on other subjects
+(``search/decisions/data/``) — a query is nearer a question of its own kind than a passage is to
+either. The query's nearest sentence of each set is a feature of the fitted query decision
+(``search/decisions/query.py``), which weighs them per model.
 
 The sentences are fixed text, so the features depend on the query alone, never on pages a reader
 cannot read. Their vectors are a property of the model: those of the local model ship in
@@ -18,6 +21,7 @@ sentences change); another model's are computed once per process.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 import threading
@@ -33,26 +37,36 @@ from search.indexing.embedders import Embedder
 logger = logging.getLogger(__name__)
 
 DATA = Path(__file__).resolve().parent / "data"
+DECISIONS_DATA = Path(__file__).resolve().parents[1] / "decisions" / "data"
 _lock = threading.Lock()
 _vectors: dict[tuple[str, str], np.ndarray] = {}
 
 
 @dataclass(frozen=True)
 class SentenceSet:
-    """Fixed sentences shipped in ``data/<name>.txt``, with the local model's vectors in ``data/<name>.<model>.npz``."""
+    """Fixed sentences shipped in ``data/<name>.txt`` (or a field of a JSONL ``source``), with the local
+    model's vectors in ``data/<name>.<model>.npz``."""
 
     name: str
+    source: Path | None = None  # a JSONL file whose ``field`` holds the sentences
+    field: str = ""
+    as_queries: bool = False  # embedded as queries (what people type), not as passages
 
     @property
     def path(self) -> Path:
-        return DATA / f"{self.name}.txt"
+        return self.source or DATA / f"{self.name}.txt"
 
     def sentences(self) -> tuple[str, ...]:
-        return _sentences(self.path)
+        return _sentences(self.path, self.field)
 
     def digest(self, model: str) -> str:
-        """What the shipped vectors were computed from: the model and the sentences."""
-        return hashlib.sha256("\n".join((model, *self.sentences())).encode()).hexdigest()
+        """What the shipped vectors were computed from: the model, how it embeds them and the sentences."""
+        kind = ("query",) if self.as_queries else ()
+        return hashlib.sha256("\n".join((model, *kind, *self.sentences())).encode()).hexdigest()
+
+    def _embed(self, embedder: Embedder) -> list[list[float]]:
+        sentences = list(self.sentences())
+        return embedder.embed_queries(sentences) if self.as_queries else embedder.embed_passages(sentences)
 
     def shipped_path(self, model: str) -> Path:
         return DATA / f"{self.name}.{re.sub(r'[^A-Za-z0-9.-]+', '-', model)}.npz"
@@ -77,19 +91,26 @@ class SentenceSet:
             if key not in _vectors:
                 shipped = self._shipped(embedder.model_name)
                 if shipped is None:
-                    shipped = _normalised(embedder.embed_passages(list(self.sentences())))
+                    shipped = _normalised(self._embed(embedder))
                 _vectors[key] = shipped
             return _vectors[key]
 
-    def nearest(self, query_vector: Sequence[float], embedder: Embedder) -> float:
-        """Cosine similarity of the query to its nearest sentence of the set."""
+    def nearest(
+        self, query_vector: Sequence[float], embedder: Embedder, leaving_out: frozenset[str] = frozenset()
+    ) -> float:
+        """Cosine similarity of the query to its nearest sentence of the set, ``leaving_out`` some
+        sentences (calibration: a question is not compared with itself or its passage's others)."""
         query = np.asarray(query_vector, dtype=np.float32)
         norm = float(np.linalg.norm(query)) or 1.0
-        return float((self.vectors(embedder) @ (query / norm)).max())
+        similarities = self.vectors(embedder) @ (query / norm)
+        if leaving_out:
+            kept = [i for i, sentence in enumerate(self.sentences()) if sentence not in leaving_out]
+            similarities = similarities[kept] if kept else np.array([-1.0])
+        return float(similarities.max())
 
     def write_shipped(self, embedder: Embedder) -> Path:
         """Compute the sentences' vectors with ``embedder`` and write them next to the sentences."""
-        vectors = np.asarray(embedder.embed_passages(list(self.sentences())), dtype=np.float16)
+        vectors = np.asarray(self._embed(embedder), dtype=np.float16)
         path = self.shipped_path(embedder.model_name)
         np.savez_compressed(path, vectors=vectors, digest=np.array(self.digest(embedder.model_name)))
         return path
@@ -97,12 +118,17 @@ class SentenceSet:
 
 EVERYDAY = SentenceSet("off_topic")  # subjects a handbook does not cover
 WORKPLACE = SentenceSet("workplace")  # the subjects handbooks do cover, said generically
-SETS = (EVERYDAY, WORKPLACE)
+# Queries people type: questions a handbook answers, and queries on other subjects.
+HANDBOOK_QUESTIONS = SentenceSet("handbook_questions", DECISIONS_DATA / "questions.jsonl", "question", as_queries=True)
+OTHER_QUERIES = SentenceSet("other_queries", DECISIONS_DATA / "no_match.jsonl", "query", as_queries=True)
+SETS = (EVERYDAY, WORKPLACE, HANDBOOK_QUESTIONS, OTHER_QUERIES)
 
 
 @lru_cache(maxsize=len(SETS))
-def _sentences(path: Path) -> tuple[str, ...]:
+def _sentences(path: Path, field: str) -> tuple[str, ...]:
     lines = path.read_text(encoding="utf-8").splitlines()
+    if field:  # JSONL: one object a line, the sentence in ``field`` (each once)
+        return tuple(dict.fromkeys(json.loads(line)[field].strip() for line in lines if line.strip()))
     return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 

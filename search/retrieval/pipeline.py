@@ -32,7 +32,7 @@ from search.retrieval.crosslang import centred_query, merge_partitions, partitio
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
-from search.retrieval.off_topic import EVERYDAY, WORKPLACE
+from search.retrieval.off_topic import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import shares_words, unheld_words
@@ -245,6 +245,8 @@ def _decide(  # noqa: PLR0913 - the lists and what the features are read from
         stand_out=stand_out(similarities, vector_floors(policy)[0]),
         workplace=WORKPLACE.nearest(embedding, embedder),
         everyday=EVERYDAY.nearest(embedding, embedder),
+        handbook_question=HANDBOOK_QUESTIONS.nearest(embedding, embedder),
+        other_query=OTHER_QUERIES.nearest(embedding, embedder),
         words=shares_words(parsed.terms, bool(found_words)),
     )
     return decide_query(features, policy, unheld=lambda: bool(unheld_words(words.terms, reader, query_language)))

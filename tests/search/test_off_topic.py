@@ -22,7 +22,8 @@ def test_the_shipped_vectors_are_those_of_the_sentences_as_written(sentence_set:
     sentences = sentence_set.sentences()
     assert shipped.shape == (len(sentences), embedder.dimensions) and len(sentences) >= 150
     sample = [0, len(sentences) // 2, len(sentences) - 1]
-    fresh = np.asarray(embedder.embed_passages([sentences[i] for i in sample]), dtype=np.float32)
+    embed = embedder.embed_queries if sentence_set.as_queries else embedder.embed_passages
+    fresh = np.asarray(embed([sentences[i] for i in sample]), dtype=np.float32)
     assert np.abs(shipped[sample] - fresh).max() < 1e-2  # stored as float16
 
 
@@ -52,3 +53,30 @@ def test_a_work_question_is_nearer_the_workplace_sentences_and_another_subject_t
         work_vector, other_vector = embedder.embed_query(work), embedder.embed_query(other)
         assert off_topic.WORKPLACE.nearest(work_vector, embedder) > off_topic.EVERYDAY.nearest(work_vector, embedder)
         assert off_topic.WORKPLACE.nearest(other_vector, embedder) < off_topic.EVERYDAY.nearest(other_vector, embedder)
+
+
+def test_the_sets_of_queries_are_the_calibration_queries_embedded_as_queries() -> None:
+    """The handbook questions and other-subject queries are the calibration material's own lines,
+    each once, and their vectors are query vectors (e5 embeds a query unlike the same passage)."""
+    questions = off_topic.HANDBOOK_QUESTIONS.sentences()
+    assert "How many days of annual leave do I get?" in questions and len(set(questions)) == len(questions)
+    others = off_topic.OTHER_QUERIES.sentences()
+    assert "How long should I boil an egg for a runny yolk?" in others
+    embedder = local_embedder()
+    vector = np.asarray(off_topic.HANDBOOK_QUESTIONS.vectors(embedder)[0])
+    as_query = np.asarray(embedder.embed_query(questions[0]), dtype=np.float32)
+    as_passage = np.asarray(embedder.embed_passages([questions[0]])[0], dtype=np.float32)
+    assert float(vector @ as_query / np.linalg.norm(as_query)) > 0.999
+    assert float(vector @ as_passage / np.linalg.norm(as_passage)) < 0.99
+
+
+def test_nearest_leaves_out_the_sentences_it_is_told_to() -> None:
+    """Calibration compares a shipped question with the set less itself and its passage's others:
+    left in, its own line would make it as near as can be."""
+    embedder = local_embedder()
+    question = "How many days of annual leave do I get?"
+    vector = embedder.embed_query(question)
+    assert off_topic.HANDBOOK_QUESTIONS.nearest(vector, embedder) > 0.999
+    assert off_topic.HANDBOOK_QUESTIONS.nearest(vector, embedder, leaving_out=frozenset({question})) < 0.99
+    everything = frozenset(off_topic.HANDBOOK_QUESTIONS.sentences())
+    assert off_topic.HANDBOOK_QUESTIONS.nearest(vector, embedder, leaving_out=everything) == -1.0

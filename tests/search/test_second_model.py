@@ -19,7 +19,7 @@ import pytest
 from openai import OpenAI
 
 from search.indexing.embedders import OpenAIEmbedder, get_embedder, local_embedder
-from search.retrieval.off_topic import WORKPLACE
+from search.retrieval.off_topic import HANDBOOK_QUESTIONS, WORKPLACE
 from tests.second_model import transform
 
 CATS = "how long do cats live"
@@ -141,4 +141,9 @@ def test_shipped_sentences_are_served_as_their_live_vectors(second_model, embedd
     served = embedder.embed_passages([sentence])[0]
     assert second_model.stats()["shipped"] == 1
     live = transform().apply(np.asarray(local_embedder().embed_passages([sentence])))[0]
+    assert cosine(served, live) > 0.9999
+    question = HANDBOOK_QUESTIONS.sentences()[0]  # a set of queries: served as the query's vector
+    served = embedder.embed_queries([question])[0]
+    assert second_model.stats()["shipped"] == 2
+    live = transform().apply(np.asarray(local_embedder().embed_queries([question])))[0]
     assert cosine(served, live) > 0.9999

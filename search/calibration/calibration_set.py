@@ -1,9 +1,11 @@
 """The material the decisions learn from: text the project ships, never what readers may read.
 
-``data/`` holds a small handbook of a fictional company on generic workplace subjects, in English
-and French (``handbook.jsonl``), questions it answers with the passage and the sentence that
-answer each (``questions.jsonl``), workplace questions it does not answer (``unanswerable.jsonl``)
-and queries on other subjects, random strings and keyboard mashes (``no_match.jsonl``).
+``search/decisions/data/`` (read by serving too: ``search/retrieval/off_topic.py``) holds a small
+handbook of a fictional company on generic workplace subjects, in English and French
+(``handbook.jsonl``), questions it answers with the passage and the sentence that answer each
+(``questions.jsonl``), workplace questions it does not answer — mostly near misses, on a subject it
+covers but a detail it does not state (``unanswerable.jsonl``) — and queries on other subjects,
+random strings and keyboard mashes (``no_match.jsonl``).
 
 A company adds its own labelled material in the same formats: a JSONL file given to
 ``manage.py calibrate --extra FILE`` whose lines are passages (``{"id", "language", "page",

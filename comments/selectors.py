@@ -12,6 +12,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from comments.models import Comment
+from core.users import is_active_user
 from handbook.markdown import table_of_contents
 from handbook.models import Page, Space
 from handbook.permissions import can_edit, user_group_ids
@@ -81,7 +82,7 @@ def pages_answered_for(user: Any) -> QuerySet[Page]:
 def open_comments_for_insights(user: Any, *, limit: int = MAX_INSIGHTS) -> list[Comment]:
     """Open comments on the pages ``user`` answers for, newest first, each marked with whether they
     may resolve it (an editor of the page)."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return []
     rows = (
         Comment.objects.filter(page__in=pages_answered_for(user).values("pk"), resolved_at__isnull=True)

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from core.text import content_words, detect_language, fold_accents, split_sentences
+from core.text import content_words, detect_language, fold_accents, prefix_stem, split_sentences
 
 MARKER = re.compile(r"\[(\d{1,2})\]")
 # Cosine similarity of a written sentence to its closest source statement (e5 family, both embedded
@@ -166,7 +166,7 @@ def _names(sentence: str) -> set[str]:
 
 
 def _stems(words: list[str]) -> set[str]:
-    return {w[: max(4, len(w) - 2)] for w in words}
+    return {prefix_stem(w) for w in words}
 
 
 def new_word_share(sentence: str, language: str, known: str) -> float:

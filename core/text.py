@@ -86,6 +86,12 @@ def words(text: str) -> list[str]:
     return _WORD_RE.findall(fold_accents(text).lower())
 
 
+def prefix_stem(word: str) -> str:
+    """A crude stem, the word's prefix: "congés"/"conge", "expenses"/"expense" meet across both
+    languages, where a per-language stemmer would need the word's language first."""
+    return word[: max(4, len(word) - 2)]
+
+
 def content_words(text: str, lang: str) -> list[str]:
     """Words minus the stop-words of ``lang`` (both lists if unknown), len >= 2."""
     stop = STOPWORDS.get(lang, _ALL_STOPWORDS)
@@ -243,7 +249,6 @@ _MARKERS: dict[str, frozenset[str]] = {
 _FR_ACCENT_RE = re.compile(r"[àâäçéèêëîïôöùûüÿœæ]", re.IGNORECASE)
 _FR_ELISION_RE = re.compile(r"\b(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu|quelqu)['’](?=\w)", re.IGNORECASE)
 _EN_CONTRACTION_RE = re.compile(r"\w(?:n['’]t|['’](?:s|re|ll|ve|m|d))\b", re.IGNORECASE)
-_WORD_SPLIT_RE = re.compile(r"[^\W_]+")
 _LETTERS_RE = re.compile(r"[^\W\d_]{2,}")
 
 # Only the first few kilobytes matter to tell English from French, and
@@ -293,7 +298,7 @@ def _heuristic_scores(text: str, choices: Sequence[str]) -> dict[str, float]:
         if markers:
             scores[lang] += sum(1 for t in tokens if t in markers)
     if "fr" in scores:
-        accented = sum(1 for w in _WORD_SPLIT_RE.findall(text) if _FR_ACCENT_RE.search(w))
+        accented = sum(1 for w in _WORD_RE.findall(text) if _FR_ACCENT_RE.search(w))
         scores["fr"] += accented + len(_FR_ELISION_RE.findall(text))
     if "en" in scores:
         scores["en"] += len(_EN_CONTRACTION_RE.findall(text))

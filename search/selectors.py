@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
 from core import languages
-from core.text import fold_accents
+from core.text import fold_accents, prefix_stem
 from handbook.models import Page
 from search import resolve
 from search.retrieval.confidence import confident_count
@@ -90,7 +90,7 @@ def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeSt
     ``to_tsvector`` and the headline would show folded text.
     """
     folded = fold_accents(text).lower()
-    stems = sorted({w[: max(4, len(w) - 2)] for w in words if len(w) >= 2}, key=len, reverse=True)
+    stems = sorted({prefix_stem(w) for w in words if len(w) >= 2}, key=len, reverse=True)
     if len(folded) != len(text):  # folding changed lengths (œ → oe): fall back to no marks
         stems = []
     spans: list[tuple[int, int]] = []

@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from core.users import is_active_user
 from handbook.models import ApprovalRequest, Page, Revision, Space
 from handbook.permissions import can_edit_space, user_group_ids
 
@@ -23,7 +24,7 @@ MAX_WAITING = 200
 
 
 def _active(user: Any) -> bool:
-    return bool(getattr(user, "is_authenticated", False) and user.is_active)
+    return is_active_user(user)
 
 
 def _group_reviewers(space: Space, restricted: list[int]) -> QuerySet[Any]:

@@ -17,6 +17,7 @@ from django.contrib.auth.models import Group
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from core.users import is_active_user
 from handbook.models import Page, PageViewDay, Space
 from handbook.page_views import NOT_VIEWED_DAYS, views_counted_since
 from handbook.permissions import user_group_ids
@@ -55,7 +56,7 @@ def answered_for(pages: QuerySet[Page], user: Any) -> QuerySet[Page]:
 
 def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:
     """Overdue pages the user may read and answers for, most overdue first."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return []
     pages = answered_for(_overdue(Page.objects.visible_to(user), today), user)
     return list(pages.select_related("space", "owner_user", "owner_group").order_by("review_by", "title", "pk")[:limit])
@@ -64,7 +65,7 @@ def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int
 def pages_not_viewed(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:
     """Pages the user may read and answers for, published over ``NOT_VIEWED_DAYS`` ago, that nobody
     opened in that time; oldest first. Empty until views have been counted that long."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return []
     since = (today or timezone.localdate()) - datetime.timedelta(days=NOT_VIEWED_DAYS)
     if not views_counted_since(since):

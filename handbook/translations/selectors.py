@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from core.users import is_active_user
 from handbook.models import Page
 from handbook.permissions import can_edit
 from handbook.review.selectors import answered_for
@@ -59,7 +60,7 @@ def link_candidates(page: Page, user: Any, title: str = "") -> QuerySet[Page]:
 
 def outdated_translations(user: Any, *, limit: int = 50) -> list[Page]:
     """Insights: flagged pages the user answers for, whose twin (the page that changed) they may read."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return []
     readable = Page.objects.visible_to(user)
     pages = readable.filter(translation_outdated_since__isnull=False, translation__in=readable.values("pk"))

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from core.text import content_words, words
+from core.text import content_words, prefix_stem, words
 from handbook.answer_units import Unit, passage_units
 from handbook.inline_html import without_markup
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
@@ -100,8 +100,7 @@ class Candidate:
 
 
 def _stems(words: list[str]) -> set[str]:
-    # A crude stem (prefix) matches "congés"/"conge", "expenses"/"expense" across both languages.
-    return {w[: max(4, len(w) - 2)] for w in words if len(w) >= 3 or w.isdigit()}
+    return {prefix_stem(w) for w in words if len(w) >= 3 or w.isdigit()}
 
 
 # "France (hors Paris)", "all countries except Norway": the word after such a marker is what the

@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import Count, Func, IntegerField, JSONField, Max, OuterRef, Subquery
 from django.db.models.functions import JSONObject
 
+from core.users import is_active_user
 from handbook.models import Page
 from handbook.review.selectors import MAX_TO_REVIEW, answered_for
 from search.gaps.visibility import readable_passages_q
@@ -45,7 +46,7 @@ def _rejections(user: Any) -> Any:
 def rejected_pages(user: Any, *, limit: int = MAX_TO_REVIEW) -> list[RejectedPage]:
     """Pages the user may read and answers for, cited by answers rated "not helpful"; most
     thumbs-down first, then the most recently rejected."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return []
     rows = _rejections(user)
     pages = (

@@ -24,6 +24,7 @@ from django.db.models import BooleanField, Exists, F, IntegerField, OuterRef, Q,
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
+from core.users import is_active_user
 from handbook.models import Page, Space
 from search.gaps.fixes import Fix, possible_fixes
 from search.gaps.grouping import Group, Mention, group_mentions
@@ -51,7 +52,7 @@ class Scope:
 
 def insights_scope(user: Any) -> Scope | None:
     """The viewer's scope, or None when they may not see Insights at all."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return None
     spaces = {space.pk: space for space in Space.objects.editable_by(user).order_by("title")}
     if user.is_superuser:
@@ -60,7 +61,7 @@ def insights_scope(user: Any) -> Scope | None:
 
 
 def can_view_insights(user: Any) -> bool:
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return False
     return bool(user.is_superuser or Space.objects.editable_by(user).exists())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.db_router import read_connection
-from core.text import STOPWORDS
+from core.languages import ALL_STOPWORDS
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
 from search.retrieval.query import ParsedQuery, parse_query, tsquery_text
 from search.retrieval.query_translation import query_translations
@@ -14,7 +14,6 @@ from search.retrieval.visibility import VisiblePages, as_visible
 from search.statistics.scopes import Reader
 from search.statistics.term_statistics import CONFIGS, term_weights
 
-ALL_STOPWORDS = frozenset().union(*STOPWORDS.values())
 KEYWORD_CANDIDATE_CAP = 1000  # matches ranked at most (each is a heap row read); candidates: the rarest words first
 # The word-translated query's pass: half the candidates. Its words are guesses; measured on
 # dev-crosslang, translated questions equal or better at 500 (betagouv 0.469 -> 0.472), lower at 300.

@@ -22,6 +22,7 @@ from typing import Any
 from django.db import connection
 
 from core import languages
+from core.users import is_active_user
 
 # The languages with statistics of their own, as an SQL list; every other one counts as 'other'.
 _CODES = ", ".join(f"'{code}'" for code in languages.CODES)
@@ -76,7 +77,7 @@ def spaces_of_groups_sql(groups: str) -> str:
 
 def reader_of(user: Any) -> Reader:
     """The reader ``user`` is now: groups and readable spaces in one round trip."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    if not is_active_user(user):
         return NOBODY
     if user.is_superuser:
         return EVERYTHING

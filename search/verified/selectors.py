@@ -1,7 +1,8 @@
 """Verified answers: what readers and editors read.
 
 A reader gets a verified answer only when they may read its page: the page filter is the same
-``Page.objects.visible_to`` every read path starts from, applied in SQL before the nearest wording
+visible-pages statement every read path starts from (``visible_page_ids_sql``, the rules of
+``Page.objects.visible_to``), applied in SQL before the nearest wording
 is chosen, so a verified answer on a page a reader cannot read changes nothing they see (not the
 answer, not which one is nearest, not how long it takes to find: only readable rows are read).
 """
@@ -12,12 +13,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from django.db.models import F, Q
+from django.db.models import Case, F, FloatField, Q, Value, When
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from handbook.answer_units import Unit, page_units, revision_units
 from handbook.models import Page, Space
+from handbook.permissions import visible_page_ids_sql
 from search.models import VerifiedAnswer, VerifiedQuestion
 from search.retrieval.pipeline import retrieve
 from search.verified.wording import fold, same_question_distance, unit_hash
@@ -75,28 +78,32 @@ def _live(today: date) -> Q:
 
 
 def _nearest(user: Any, question: str, vector: list[float] | None, model: str) -> VerifiedQuestion | None:
-    readable = Page.objects.visible_to(user).values("id")
+    """The editors' wording that asks ``question``, with its answer, page and editor: the same folded
+    wording first (the latest verified), else the nearest within the model's same-question distance.
+    One statement: the lookup runs before every Ask, and compiling a query costs more than running it."""
+    # The pages the reader may read, as every read path filters them (the statement compiled once per
+    # set of groups: building the queryset cost more than the lookup's SQL).
+    readable = RawSQL(*visible_page_ids_sql(user))  # noqa: S611 - compiled by the ORM, parameters bound
+    folded = fold(question)
+    # Only the editors' own wordings decide, exact or near: a reader's wording that matched once is
+    # kept for the editor to read, never to match again (a wrong near match must not become exact).
     rows = VerifiedQuestion.objects.filter(
         _live(timezone.localdate()),
         verified__kind=VerifiedAnswer.Kind.ANSWER,
         verified__page_id__in=readable,
-    )
-    # Only the editors' own wordings decide, exact or near: a reader's wording that matched once is
-    # kept for the editor to read, never to match again (a wrong near match must not become exact).
-    rows = rows.filter(asked=False)
-    exact = rows.filter(folded=fold(question)).order_by("-verified__verified_at").first()
-    if exact is not None or vector is None or not model:
-        return exact
-    # The editor's own wordings decide (readers' paraphrases that matched are kept for the
-    # editor to read, not to match further ones: that would drift away from the question).
-    near = (
-        rows.filter(model=model, embedding__isnull=False)
-        .annotate(distance=CosineDistance("embedding", vector))
-        .filter(distance__lte=same_question_distance(model))
-        .order_by("distance", "-verified__verified_at")
+        asked=False,
+    ).select_related("verified__page__published_revision", "verified__page__space", "verified__editor")
+    if vector is None or not model:
+        return rows.filter(folded=folded).order_by("-verified__verified_at").first()
+    near = Q(model=model, embedding__isnull=False, distance__lte=same_question_distance(model))
+    return (
+        rows.annotate(distance=CosineDistance("embedding", vector))
+        .filter(Q(folded=folded) | near)
+        # The same wording before any near one (-1 is below every distance), then the nearest.
+        .annotate(rank=Case(When(folded=folded, then=Value(-1.0)), default=F("distance"), output_field=FloatField()))
+        .order_by("rank", "-verified__verified_at")
         .first()
     )
-    return near
 
 
 def verified_reply(user: Any, question: str, vector: list[float] | None, model: str) -> VerifiedReply | None:
@@ -104,8 +111,7 @@ def verified_reply(user: Any, question: str, vector: list[float] | None, model: 
     wording = _nearest(user, question, vector, model)
     if wording is None:
         return None
-    verified = VerifiedAnswer.objects.select_related("page__published_revision", "editor").get(pk=wording.verified_id)
-    reply = reply_for(verified)
+    reply = reply_for(wording.verified)
     reply.same_wording = wording.folded == fold(question)
     return reply
 

@@ -85,6 +85,27 @@ def test_a_near_wording_gets_it_and_is_remembered(world):
 
 
 @pytest.mark.django_db
+def test_the_same_wording_wins_then_the_nearest_and_a_reader_s_wording_never_matches(world):
+    """The lookup's one statement keeps the rules: an editor's same wording before any near one, the
+    nearest near one next; the wordings readers typed are kept for editors, never matched."""
+    page = world["travel"]
+    allowance = _verify(world)
+    booking = verify_answer(
+        editor=world["editor"],
+        question="How far ahead do I book a trip abroad?",
+        page=page,
+        unit_hashes=[_hash_of(page, "Book every trip")],
+    )
+    assert _ask(world["reader"], "how far ahead do I book a trip abroad").verified.verified_id == booking.pk
+    assert _ask(world["reader"], "How much is the daily allowance abroad?").verified.verified_id == allowance.pk
+    near = _ask(world["reader"], "What is the daily allowance when travelling abroad?")
+    assert near.verified is not None and near.verified.verified_id == allowance.pk
+    # That wording is now remembered (asked=True): alone, it matches nothing more.
+    VerifiedQuestion.objects.filter(verified=allowance, asked=False).delete()
+    assert _ask(world["reader"], "What is the daily allowance when travelling abroad?").verified is None
+
+
+@pytest.mark.django_db
 def test_another_question_on_the_same_page_does_not_get_it(world):
     _verify(world)
     assert _ask(world["reader"], "How early must I book a trip?").verified is None

@@ -97,15 +97,23 @@ def _normal(word: str) -> str:
 
 def _correct(word: str, vocabulary: Vocabulary, language: str | None) -> str | None:
     """The readable word closest to ``word`` (fewest edits, then most frequent), if one is close."""
-    edits = 2 if len(word) >= TWO_EDITS_FROM else 1
+    # The length is the meant word's as much as the typed one's: a dropped letter makes "standard"
+    # the seven letters of "stasard", so a word one short may be two edits from a long enough word.
+    edits = 2 if len(word) + 1 >= TWO_EDITS_FROM else 1
     matches = process.extract(
         word, vocabulary.words, scorer=OSA.distance, score_cutoff=edits, limit=CANDIDATES, processor=None
     )
-    matches = [m for m in matches if m[1] < 2 or language is None or language in vocabulary.languages[m[0]]]
+    matches = [m for m in matches if m[1] < 2 or _two_edits_allowed(word, m[0], vocabulary, language)]
     if not matches:
         return None
     best = min(matches, key=lambda m: (m[1], -vocabulary.chunks[m[0]], m[0]))
     return best[0]
+
+
+def _two_edits_allowed(word: str, candidate: str, vocabulary: Vocabulary, language: str | None) -> bool:
+    """Two edits away only between long words, the candidate in the query's language."""
+    long_enough = max(len(word), len(candidate)) >= TWO_EDITS_FROM
+    return long_enough and (language is None or language in vocabulary.languages[candidate])
 
 
 def corrections(text: str, reader: Reader, language: str | None = None) -> dict[str, str]:

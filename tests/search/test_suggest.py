@@ -49,6 +49,16 @@ def test_a_misspelt_word_is_corrected_from_readable_words(world):
 
 
 @pytest.mark.django_db
+def test_two_edits_only_between_long_words(world):
+    """A dropped letter shortens the word typed: "recepst" (7 letters, two edits) is the 8 letters of
+    "receipts"; two edits between words of 7 letters ("msisoin", "mission") are too many."""
+    bob, _carol = world
+    assert suggest.did_you_mean("recepst reimbursement", reader_of(bob)) == "receipts reimbursement"
+    assert suggest.did_you_mean("msisoin des frais", reader_of(bob)) is None
+    assert suggest.did_you_mean("misison des frais", reader_of(bob)) == "mission des frais"
+
+
+@pytest.mark.django_db
 def test_known_words_and_inflections_are_left_alone(world):
     bob, _carol = world
     # "receipts" is in the vocabulary; "reimbursements" is a plural the stemmer matches.

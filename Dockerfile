@@ -21,4 +21,4 @@ ENV HANDBOOK_PRODUCTION=true
 RUN useradd --create-home handbook
 USER handbook
 EXPOSE 8000
-CMD ["gunicorn", "handbook.wsgi:application", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]

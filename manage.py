@@ -6,7 +6,7 @@ import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from core import embedded
 
     # The development entry point: with no DATABASE_URL / REDIS_URL, the embedded services stand in.

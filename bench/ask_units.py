@@ -134,7 +134,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="the old search/ask/extractive.py, for the before column")
     parser.add_argument("--vectors", type=Path, help="a file keeping the vectors between runs (pickle)")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     from core import embedded

@@ -168,7 +168,7 @@ def gunicorn(env: dict[str, str], settings: GunicornSettings, log_path: Path) ->
     loopback port. DEBUG is false, as in production (``make run`` defaults it to true for development)."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    command = [PYTHON, "-m", "gunicorn", "handbook.wsgi:application", "--bind", f"127.0.0.1:{port}",
+    command = [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
                *settings.args(), "--access-logfile", "-"]  # fmt: skip
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "wb") as log:

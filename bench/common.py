@@ -55,7 +55,7 @@ K = 10
 
 def _ensure_data_dir() -> None:
     os.environ.setdefault("HANDBOOK_DATA_DIR", str(ROOT / "var" / "bench"))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 
 def _use_embedded_services() -> None:
@@ -372,7 +372,7 @@ def peak_rss_mb() -> float:
 def start_celery_worker(name: str, log: IO[bytes], *options: str, nice: int = 0) -> subprocess.Popen[bytes]:
     """A real Celery worker (one prefork child) in its own process group; ``options`` such as ``-Q``;
     ``nice``: its CPU priority (``nice -n``)."""
-    command = [sys.executable, "-m", "celery", "-A", "handbook", "worker", *options, "--loglevel=WARNING",
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", *options, "--loglevel=WARNING",
                "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle", "-n", name]  # fmt: skip
     if nice:
         command = ["nice", "-n", str(nice), *command]

@@ -70,7 +70,7 @@ def _start_server(log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
                 sys.executable,
                 "-m",
                 "gunicorn",
-                "handbook.wsgi:application",
+                "config.wsgi:application",
                 "--bind",
                 f"127.0.0.1:{port}",
                 "--workers",

@@ -140,8 +140,8 @@ def pipeline_inline(pages: list[Any]) -> dict[str, Any]:
 
 def pipeline_worker(pages: list[Any], timeout: float = 1800) -> dict[str, Any]:
     """A real worker process, from the Redis queue; its peak memory from /proc."""
+    from config.celery import app
     from core.queues import workers_available
-    from handbook.celery import app
     from search.indexing.pipeline import pages_needing_index
     from search.models import Chunk
     from search.tasks import reindex_page

@@ -104,11 +104,11 @@ def _progress() -> tuple[int, int, int]:
 
 
 def _ingest(path: Path, page_count: int, workers: int, env: dict[str, str]) -> dict[str, Any]:
-    from handbook.celery import app
+    from config.celery import app
 
     app.control.purge()
     log = open(common.RESULTS / "ingestion-worker.log", "wb")  # noqa: SIM115 - closed below
-    command = [sys.executable, "-m", "celery", "-A", "handbook", "worker", "-Q", "interactive,bulk",
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "interactive,bulk",
                "--loglevel=WARNING", f"--concurrency={workers}", "--pool=prefork", "--without-gossip",
                "--without-mingle", "-n", f"ingest-{os.getpid()}@%h"]  # fmt: skip
     worker = subprocess.Popen(

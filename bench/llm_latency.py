@@ -173,7 +173,7 @@ def ensure_corpus() -> Any:
     """The bilingual handbook, indexed with vectors and its word-translation vocabulary (once)."""
     from django.contrib.auth.models import Group, User
 
-    from handbook.celery import app
+    from config.celery import app
     from handbook.models import Page
     from handbook.services import page_create, space_create
     from search.indexing.pipeline import pages_needing_index
@@ -226,7 +226,7 @@ class Worker:
             REDIS_URL=settings.REDIS_URL,
         )
         command = [
-            sys.executable, "-m", "celery", "-A", "handbook", "worker", "--pool=threads", "--concurrency=64",
+            sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=threads", "--concurrency=64",
             "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING",
             "-n", f"bench-llm-{os.getpid()}@%h",
         ]  # fmt: skip
@@ -234,7 +234,7 @@ class Worker:
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 60) -> None:
-        from handbook.celery import app
+        from config.celery import app
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -336,7 +336,7 @@ def main() -> None:
     from django.conf import settings
     from django.test import Client
 
-    from handbook.celery import app
+    from config.celery import app
     from search.ask.answers import answer_question, stream_answer
     from search.indexing.model_switch import query_embedder
     from tests.fake_llm import FakeLLMServer
@@ -362,7 +362,7 @@ def main() -> None:
             for query in SEARCHES:
                 _search(client, query)
             gc.collect()
-            gc.freeze()  # as the web process does once loaded (handbook/wsgi.py)
+            gc.freeze()  # as the web process does once loaded (config/wsgi.py)
 
             cold: dict[str, list[float]] = {name: [] for name in configs}
             for suffix in COLD_SUFFIXES:  # a word that matches nothing: new queries, all caches cold

@@ -86,7 +86,7 @@ def _env(data_dir: Path) -> dict[str, str]:
         env.pop(name, None)  # the embedded instance of this data dir, extractive answers
     env.update(
         HANDBOOK_DATA_DIR=str(data_dir),
-        DJANGO_SETTINGS_MODULE="handbook.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         DEBUG="false",
         PYTHONUNBUFFERED="1",
         LOAD_USER_PREFIX=USER_PREFIX,
@@ -237,7 +237,7 @@ def run_load(
                     PYTHON,
                     "-m",
                     "gunicorn",
-                    "handbook.wsgi:application",
+                    "config.wsgi:application",
                     "--bind",
                     f"127.0.0.1:{port}",
                     "--workers",

@@ -105,7 +105,7 @@ def corpus_pages(corpora: list[str]) -> list[Any]:
 
 
 def _start_workers(queues: list[tuple[str, int]]) -> list[subprocess.Popen[bytes]]:
-    from handbook.celery import app
+    from config.celery import app
 
     workers = []
     for number, (queue, nice) in enumerate(queues):
@@ -158,7 +158,7 @@ def _wait(check: Any, timeout: float) -> float | None:
 
 
 def run_layout(layout: str, reader: Any, bulk: list[Any], editor_page: Any, edits: int, gap: float) -> dict[str, Any]:
-    from handbook.celery import app
+    from config.celery import app
     from search.indexing.pipeline import pages_needing_index
     from search.models import Chunk, IndexState
     from search.services import index_enqueue_pages

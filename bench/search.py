@@ -802,7 +802,7 @@ def latency(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, 
         query_embedding(text, embedder)
         alone.append(time.perf_counter() - t)
     _timed_runs(texts, everyone)  # one pass first: the cold run below is cold for the embedding only
-    # As the web server does once loaded (handbook/wsgi.py): long-lived objects are frozen out of
+    # As the web server does once loaded (config/wsgi.py): long-lived objects are frozen out of
     # the cyclic garbage collector, whose full passes would otherwise land inside searches.
     gc.collect()
     gc.freeze()

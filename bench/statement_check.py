@@ -48,7 +48,7 @@ def setup() -> Any:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from handbook.celery import app
+    from config.celery import app
     from search.indexing.pipeline import pages_needing_index
 
     if not User.objects.filter(username="bob").exists() or pages_needing_index().exists():

@@ -99,7 +99,7 @@ def _in_page(sentence: str, text: str, rows: list[str]) -> bool:
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     from core import embedded

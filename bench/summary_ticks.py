@@ -54,7 +54,7 @@ def _key_facts(pages: list[dict[str, Any]], summarise: Any) -> tuple[float, floa
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     from core import embedded

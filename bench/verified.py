@@ -153,7 +153,7 @@ def build(
     from django.contrib.auth.models import Group
 
     from bench.common import bench_user, refresh_index_statistics
-    from handbook.celery import app
+    from config.celery import app
     from handbook.models import Page
     from handbook.services import page_create, space_create
     from search.indexing.pipeline import pages_needing_index

@@ -1,4 +1,4 @@
-"""Included under each page's address (``handbook/urls.py`` page_patterns)."""
+"""Included under each page's address (``config/urls.py`` page_routes)."""
 
 from django.urls import path
 

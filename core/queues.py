@@ -3,7 +3,7 @@
 ``interactive``: the work one person waits for - the edited page's reindex and summary,
 query translations. ``bulk``: imports, re-embedding everything (``reindex --all``), the
 periodic sweep, the vocabulary rebuild, admin actions over many pages. Workers are
-started for either (``celery -A handbook worker -Q interactive`` / ``-Q bulk``) or both
+started for either (``celery -A config worker -Q interactive`` / ``-Q bulk``) or both
 (no ``-Q``): a dedicated interactive worker keeps an editor's change searchable within
 seconds while a bulk re-embed runs (README "Scaling out").
 

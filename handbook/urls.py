@@ -1,6 +1,10 @@
-from django.contrib import admin
+"""The handbook's own routes; the project's root URLs (config/urls.py) mount them with the other apps'.
+
+``page_patterns`` are a page's own actions, mounted under each page's address beside the
+comments' and the summary picker's."""
+
 from django.contrib.auth.decorators import login_not_required
-from django.urls import include, path
+from django.urls import path
 from django.views.i18n import set_language
 
 from handbook.approvals import views as approval_views
@@ -26,8 +30,6 @@ page_patterns = [
     path("attachments/", attachment_views.attachment_upload, name="attachment_upload"),
     path("translations/", translation_views.page_translations, name="page_translations"),
     path("translations/dismiss/", translation_views.translation_dismiss, name="translation_dismiss"),
-    path("", include("comments.urls")),  # comments and "who is editing"
-    path("", include("summaries.urls")),  # the editors' summary picker
 ]
 
 urlpatterns = [
@@ -51,9 +53,4 @@ urlpatterns = [
     path("spaces/<slug:space_slug>/_approval/", approval_views.space_approval, name="space_approval"),
     path("spaces/<slug:space_slug>/_export/", markdown_views.space_export_zip, name="space_export"),
     path("spaces/<slug:space_slug>/_links/", markdown_views.space_broken_links, name="space_broken_links"),
-    path("spaces/<slug:space_slug>/<slug:page_slug>/", include(page_patterns)),
-    path("", include("search.urls")),
-    path("admin/", admin.site.urls),
-    path("", include("accounts.urls")),
-    path("", include("api.urls")),
 ]

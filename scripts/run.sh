@@ -16,7 +16,7 @@ mkdir -p var/log
 # Worker with an embedded beat (sweep + heartbeat), consuming both queues (editors'
 # saves and bulk work; README "Scaling out"). It loads the embedding model lazily in
 # its pool child, never in the parent that forks.
-$BIN/celery -A handbook worker -B -Q interactive,bulk --concurrency=1 --loglevel=INFO \
+$BIN/celery -A config worker -B -Q interactive,bulk --concurrency=1 --loglevel=INFO \
   --schedule var/celerybeat-schedule >var/log/worker.log 2>&1 &
 WORKER=$!
 trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
@@ -37,5 +37,5 @@ echo "    chloe  / chloe-demo   staff, IT + security editor"
 echo "    david  / david-demo   staff, finance editor"
 echo "  Worker log: var/log/worker.log — stop services with 'make stop'."
 echo
-$BIN/gunicorn handbook.wsgi:application --bind "127.0.0.1:${PORT}" --workers 2 --threads 4 \
+$BIN/gunicorn config.wsgi:application --bind "127.0.0.1:${PORT}" --workers 2 --threads 4 \
   --timeout 120 --access-logfile -

@@ -76,7 +76,7 @@ def _celery_eager() -> Iterator[None]:
     Tests that prove behaviour of the real worker use the ``worker`` fixture,
     which switches this off for their duration.
     """
-    from handbook.celery import app
+    from config.celery import app
 
     app.conf.task_always_eager = True
     app.conf.task_eager_propagates = True
@@ -201,7 +201,7 @@ class WorkerProcess:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 60.0) -> None:
-        from handbook.celery import app
+        from config.celery import app
 
         log = open(self.log_path, "ab")  # noqa: SIM115 - lives as long as the process
         self.process = subprocess.Popen(
@@ -210,7 +210,7 @@ class WorkerProcess:
                 "-m",
                 "celery",
                 "-A",
-                "handbook",
+                "config",
                 "worker",
                 "--loglevel=INFO",
                 "--concurrency=1",
@@ -253,7 +253,7 @@ class WorkerProcess:
 def _worker_process(django_db_setup, django_db_blocker, tmp_path_factory):  # type: ignore[no-untyped-def]
     from django.conf import settings
 
-    from handbook.celery import app
+    from config.celery import app
 
     with django_db_blocker.unblock():
         env = dict(os.environ)
@@ -261,7 +261,7 @@ def _worker_process(django_db_setup, django_db_blocker, tmp_path_factory):  # ty
             DATABASE_URL=_database_url(),
             REDIS_URL=settings.REDIS_URL,
             CELERY_TASK_ALWAYS_EAGER="false",
-            DJANGO_SETTINGS_MODULE="handbook.settings",
+            DJANGO_SETTINGS_MODULE="config.settings",
         )
         app.control.purge()
         worker = WorkerProcess(env, tmp_path_factory.mktemp("worker") / "worker.log")
@@ -273,7 +273,7 @@ def _worker_process(django_db_setup, django_db_blocker, tmp_path_factory):  # ty
 @pytest.fixture
 def worker(_worker_process, transactional_db):  # type: ignore[no-untyped-def]
     """A real worker process consuming from the real Redis; data must be committed."""
-    from handbook.celery import app
+    from config.celery import app
 
     if _worker_process.process.poll() is not None:
         _worker_process.start()

@@ -28,7 +28,7 @@ def test_compose_has_a_worker_service_per_queue_that_scales():
     for queue in QUEUES:
         worker = services[f"worker-{queue}"]
         command = worker["command"]
-        assert command[:3] == ["celery", "-A", "handbook"] and "worker" in command
+        assert command[:3] == ["celery", "-A", "config"] and "worker" in command
         assert command[command.index("-Q") + 1] == queue
         assert command[command.index("--hostname") + 1] == f"{queue}@%h"
         assert f"{queue}@$$HOSTNAME" in worker["healthcheck"]["test"][1]
@@ -53,7 +53,7 @@ def test_readme_documents_every_setting():
     import re
 
     readme = (ROOT / "README.md").read_text()
-    settings_src = (ROOT / "handbook" / "settings.py").read_text()
+    settings_src = (ROOT / "config" / "settings.py").read_text()
     names = set(re.findall(r'env_(?:str|bool|int|float|list|url)\("([A-Z_]+)"', settings_src))
     assert names, "settings read the environment"
     missing = sorted(n for n in names if f"`{n}`" not in readme)

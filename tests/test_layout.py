@@ -13,8 +13,10 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# Lower layers first: each app may import only the ones before it.
-LAYERS = ("core", "accounts", "handbook", "comments", "summaries", "search", "api")
+# Lower layers first: each app may import only the ones before it. The project package (settings,
+# root URLs, the Celery app, WSGI) comes last: it wires the apps up, and no app imports it.
+LAYERS = ("core", "accounts", "handbook", "comments", "summaries", "search", "api", "config")
+PROJECT = "config"
 MAX_LINES = 400
 
 
@@ -105,14 +107,37 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_apps_depend_one_way():
-    wrong = sorted(
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """``module -> target`` for each import of a layer above the module's own."""
+    return sorted(
         f"{module} -> {target}"
-        for module, targets in import_graph().items()
+        for module, targets in graph.items()
         for target in targets
         if LAYERS.index(target.split(".")[0]) > LAYERS.index(module.split(".")[0])
     )
+
+
+def test_apps_depend_one_way():
+    wrong = upward_imports(import_graph())
     assert wrong == [], "an app imports one above it:\n" + "\n".join(wrong)
+
+
+def test_the_project_package_holds_the_wiring():
+    """Settings, root URLs, the Celery app and WSGI live in the project package, not in an app."""
+    from django.conf import settings
+
+    assert f"{PROJECT}.urls" == settings.ROOT_URLCONF
+    assert f"{PROJECT}.wsgi.application" == settings.WSGI_APPLICATION
+    wiring = {"settings.py", "celery.py", "wsgi.py", "asgi.py"}  # apps keep their own urls.py
+    apps = [layer for layer in LAYERS if layer != PROJECT]
+    misplaced = sorted(str(p.relative_to(ROOT)) for app in apps for p in (ROOT / app).glob("*.py") if p.name in wiring)
+    assert misplaced == []
+
+
+def test_an_app_importing_the_project_package_is_upward():
+    """The check above sees config as the top layer: an app importing it is flagged."""
+    graph = {"handbook.views": {"config.settings"}, "config.urls": {"handbook.urls", "api.urls"}}
+    assert upward_imports(graph) == ["handbook.views -> config.settings"]
 
 
 def test_no_module_imports_itself_back():

@@ -143,7 +143,7 @@ if __name__ == "__main__":  # python -m search.retrieval.off_topic: after editin
 
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
     from search.indexing.embedders import local_embedder
 

@@ -80,10 +80,10 @@ def _start(**env: str) -> subprocess.CompletedProcess:
         OIDC_TOKEN_ENDPOINT="https://idp.example.com/token",
         OIDC_USERINFO_ENDPOINT="https://idp.example.com/userinfo",
         OIDC_JWKS_ENDPOINT="https://idp.example.com/certs",
-        DJANGO_SETTINGS_MODULE="handbook.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
     )
     environ.update(env)
-    code = "import handbook.settings; print('started')"
+    code = "import config.settings; print('started')"
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
     )

@@ -49,7 +49,7 @@ def run_python(*args: str, env: dict[str, str], timeout: float = 60) -> subproce
 
 
 def import_settings(**overrides: str) -> subprocess.CompletedProcess[str]:
-    code = "import handbook.settings as s; print('DEBUG', s.DEBUG, s.DATABASES['default']['NAME'], s.LLM_MODEL)"
+    code = "import config.settings as s; print('DEBUG', s.DEBUG, s.DATABASES['default']['NAME'], s.LLM_MODEL)"
     return run_python("-c", code, env=settings_env(**overrides))
 
 
@@ -57,7 +57,7 @@ def import_settings(**overrides: str) -> subprocess.CompletedProcess[str]:
 GOOD_KEY = "JuKKBoNFhjpTd2D_A-7170al2-9pWbEUFc27P1jrlba16cqC7CguiHw_DCZdm9ic0co"
 DEV_KEY = "dev-only-insecure-key-handbook-0000000000000000000000000000"
 SECURITY_SETTINGS = (
-    "import handbook.settings as s; "
+    "import config.settings as s; "
     "print(s.DEBUG, s.SECURE_SSL_REDIRECT, s.SECURE_PROXY_SSL_HEADER, s.SECURE_REDIRECT_EXEMPT)"
 )
 

@@ -105,7 +105,7 @@ def test_image_build_key_is_refused_at_run_time():
     ]
     words = shlex.split(run)
     build_env = dict(word.split("=", 1) for word in words[: words.index("python")])
-    code = "import handbook.settings as s; print(s.SECRET_KEY)"
+    code = "import config.settings as s; print(s.SECRET_KEY)"
     build = run_python("-c", code, env=settings_env(**(dockerfile_runtime_env() | build_env)))
     assert build.returncode == 0, build.stderr  # the build itself works
     build_key = build.stdout.strip()
@@ -196,7 +196,7 @@ def test_compose_web_healthcheck_passes_against_production_settings(tmp_path):  
 
     log = (tmp_path / "gunicorn.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "handbook.wsgi:application", "--bind", f"127.0.0.1:{port}", "-w", "1"],
+        [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "-w", "1"],
         cwd=ROOT,
         env=env,
         stdout=log,

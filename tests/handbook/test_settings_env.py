@@ -123,9 +123,7 @@ def test_production_refuses_a_weak_key_from_a_file(tmp_path):  # type: ignore[no
 
 
 def test_outside_production_the_dev_key_and_debug_still_work():
-    result = run_python(
-        "-c", "import handbook.settings as s; print(s.DEBUG, s.SECRET_KEY)", env=settings_env(DEBUG="1")
-    )
+    result = run_python("-c", "import config.settings as s; print(s.DEBUG, s.SECRET_KEY)", env=settings_env(DEBUG="1"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", DEV_KEY]
 
@@ -137,7 +135,7 @@ def test_proxy_header_is_trusted_only_when_enabled():
         (production(TRUST_X_FORWARDED_PROTO="true"), "('HTTP_X_FORWARDED_PROTO', 'https')"),
     ]:
         result = run_python(
-            "-c", "import handbook.settings as s; print(s.SECURE_PROXY_SSL_HEADER)", env=settings_env(**env)
+            "-c", "import config.settings as s; print(s.SECURE_PROXY_SSL_HEADER)", env=settings_env(**env)
         )
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == expected, env
@@ -178,7 +176,7 @@ def test_settings_start_no_service_without_urls(tmp_path):  # type: ignore[no-un
     that is the entry points' job (manage.py, the scripts), not a side effect of an import."""
     env = settings_env(HANDBOOK_DATA_DIR=str(tmp_path))
     del env["DATABASE_URL"], env["REDIS_URL"]
-    code = "import handbook.settings as s; print(s.DATABASES['default']['HOST'], s.CELERY_BROKER_URL)"
+    code = "import config.settings as s; print(s.DATABASES['default']['HOST'], s.CELERY_BROKER_URL)"
     result = run_python("-c", code, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["unconfigured", "redis://unconfigured:6379"]
@@ -188,7 +186,7 @@ def test_settings_start_no_service_without_urls(tmp_path):  # type: ignore[no-un
 def test_production_needs_the_service_urls():
     env = settings_env(**production())
     del env["DATABASE_URL"]
-    result = run_python("-c", "import handbook.settings", env=env)
+    result = run_python("-c", "import config.settings", env=env)
     assert result.returncode != 0
     assert "DATABASE_URL and REDIS_URL must be set in production" in result.stderr
 

@@ -20,7 +20,7 @@ Held = Callable[[], dict[str, Counter[str]]]
 @pytest.fixture
 def queued() -> Iterator[Held]:
     """Send tasks to the broker; the function returns the task names each queue holds."""
-    from handbook.celery import app
+    from config.celery import app
 
     app.conf.task_always_eager = False  # the autouse _celery_eager fixture switches it back
     with app.connection_for_write() as connection:
@@ -44,7 +44,7 @@ REINDEX_GROUP = "search.tasks.reindex_pages"  # bulk reindexes: pages in groups 
 def test_each_queue_has_its_own_exchange_and_key():
     """A queue declared without them is bound to the default exchange and key: a worker taking
     -Q bulk would then also receive every interactive task (seen in bench/queues.py)."""
-    from handbook.celery import app
+    from config.celery import app
 
     queues = app.amqp.queues
     assert set(queues) == set(QUEUES)

@@ -5,9 +5,9 @@ import os
 from celery import Celery
 from celery.signals import worker_ready
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "handbook.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("handbook")
+app = Celery("handbook")  # the name its tasks and queues have always had
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

@@ -84,8 +84,8 @@ MIDDLEWARE = [
     "core.db_router.ReplicaReadsMiddleware",
 ]
 
-ROOT_URLCONF = "handbook.urls"
-WSGI_APPLICATION = "handbook.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from handbook.review.services import review_digests_send
+from handbook.review_digest import review_digests_send
 
 
 @shared_task(acks_late=True, ignore_result=True)

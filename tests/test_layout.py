@@ -137,6 +137,30 @@ def test_handbook_knows_nothing_of_search_or_summaries():
     assert leaks == []
 
 
+def handbook_rooms(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``handbook``'s imports with each subpackage (approvals, views, …) collapsed to one room."""
+    subpackages = {p.parent.name for p in (ROOT / "handbook").glob("*/__init__.py")}
+
+    def room(module: str) -> str | None:
+        parts = module.split(".")
+        if parts[0] != "handbook":
+            return None
+        return ".".join(parts[:2]) if len(parts) > 2 and parts[1] in subpackages else module
+
+    rooms: dict[str, set[str]] = defaultdict(set)
+    for module, targets in graph.items():
+        for target in targets:
+            here, there = room(module), room(target)
+            if here and there and here != there:
+                rooms[here].add(there)
+    return rooms
+
+
+def test_handbook_rooms_depend_one_way():
+    """Models and helpers < selectors and services < subpackages < views, admin, urls, tasks."""
+    assert cycles(handbook_rooms(import_graph())) == []
+
+
 def test_modules_stay_small():
     paths = [p for layer in (*LAYERS, "tests") for p in (ROOT / layer).rglob("*.py") if "migrations" not in p.parts]
     long = sorted(f"{p.relative_to(ROOT)}: {n}" for p in paths if (n := len(p.read_text().splitlines())) > MAX_LINES)

@@ -21,7 +21,7 @@ from urllib.parse import quote
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.mcpserver import MCPServer, ResourceSecurity
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -30,7 +30,11 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from accounts.models import PersonalToken
 from accounts.services import token_authenticate
 from api.auth import allow_call
+from api.views import page_json, readable_page_by_ref
 from core.ratelimit import allow, parse_rate
+from handbook.models import Page
+from search.ask.answers import AskError, answer_question, check_rate_limit
+from search.hit_list import MAX_LIMIT, search_json
 
 _token: ContextVar[PersonalToken | None] = ContextVar("handbook_mcp_token", default=None)
 PAGE_LIST_LIMIT = 500
@@ -56,8 +60,6 @@ def _owner() -> Any:
 
 
 def _search(query: str, limit: int) -> dict[str, Any]:
-    from search.hit_list import MAX_LIMIT, search_json
-
     user = _owner()
     # The person's search limit, counted with the search page's and the REST API's.
     if not allow(f"search:{user.pk}", settings.SEARCH_RATE_LIMIT):
@@ -67,8 +69,6 @@ def _search(query: str, limit: int) -> dict[str, Any]:
 
 
 def _ask(question: str) -> dict[str, Any]:
-    from search.ask.answers import AskError, answer_question, check_rate_limit
-
     token = _token.get()
     if token is None or not token.can_ask:
         raise PermissionError("This token may only read: asking needs a token with the 'ask' scope.")
@@ -124,8 +124,6 @@ def page_uri(ref: str) -> str:
 
 
 def _page_list() -> str:
-    from handbook.models import Page
-
     pages = (
         Page.objects.visible_to(_owner())
         .select_related("space")
@@ -153,10 +151,6 @@ class PageNotFound(Exception):  # noqa: N818 - its text is the answer
 
 def _page_data(ref: str) -> dict[str, Any]:
     """The page for the tool and the resource alike: one permission rule, one "not found"."""
-    from django.http import Http404
-
-    from api.views import page_json, readable_page_by_ref
-
     user = _owner()
     try:
         page = readable_page_by_ref(user, ref)

@@ -20,6 +20,12 @@ from ninja.errors import HttpError, ValidationError
 from api.auth import SessionOnly, TokenAuth, allow_call, calling_token
 from api.schemas import AskIn, AskOut, ErrorOut, PageListItem, PageOut, SearchOut, SpaceOut
 from core.ratelimit import allow, parse_rate
+from handbook.markdown import render_markdown
+from handbook.models import Page, Space
+from search.ask.answers import AskError, answer_question, check_rate_limit, stream_answer, validate_question
+from search.hit_list import search_json
+from search.retrieval.query import QueryError
+from summaries.selectors import summary_for_page
 
 MAX_OFFSET = 1000
 # Listing a space costs the same at any offset (no ranking); the bound only keeps the number one
@@ -105,9 +111,6 @@ def search(
 ) -> Any:
     """The JSON of `manage.py search --json` for the caller. Paging: `offset`; the `X-Total-Count`
     header gives the number of pages found and `Link: <…>; rel="next"` the next window."""
-    from search.hit_list import search_json
-    from search.retrieval.query import QueryError
-
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
     # The person's search limit, the same count as the search page's (search.views).
     if not allow(f"search:{request.user.pk}", settings.SEARCH_RATE_LIMIT):
@@ -138,8 +141,6 @@ def _may_ask(request: HttpRequest) -> None:
 @api.post("/ask", response={200: AskOut, **ERRORS}, summary="Ask a question")
 def ask(request: HttpRequest, body: AskIn) -> Any:
     """The JSON of `manage.py ask --json` for the caller: an answer citing only pages they may read."""
-    from search.ask.answers import AskError, answer_question, check_rate_limit
-
     _may_ask(request)
     try:
         check_rate_limit(request.user)  # the person's Ask limit, counted with the web's (the stream counts it itself)
@@ -157,8 +158,6 @@ def ask_stream(request: HttpRequest, body: AskIn) -> Any:
     """Server-sent events: first `verified` when an editor's verified answer matches (its JSON, as in
     `done`), then `delta` events carry unchecked text as the model writes it; the last event is
     `done` with the checked answer (the same JSON as `POST /ask`) or `error` with a `detail`."""
-    from search.ask.answers import AskError, stream_answer, validate_question
-
     _may_ask(request)
     try:
         question = validate_question(body.question)
@@ -191,9 +190,6 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 
 
 def page_json(page: Any, user: Any) -> dict[str, Any]:
-    from handbook.markdown import render_markdown
-    from summaries.selectors import summary_for_page
-
     summary, _is_current = summary_for_page(page=page, user=user)
     return {
         "ref": page.ref,
@@ -207,8 +203,6 @@ def page_json(page: Any, user: Any) -> dict[str, Any]:
 
 
 def readable_page_by_ref(user: Any, ref: str) -> Any:
-    from handbook.models import Page
-
     page = Page.objects.visible_to(user).select_related("published_revision").filter(ref=ref).first()
     if page is None:
         raise Http404
@@ -224,8 +218,6 @@ def page_by_ref(request: HttpRequest, ref: str) -> Any:
 
 @api.get("/spaces/{space}/pages/{slug}", response={200: PageOut, **ERRORS}, summary="Read a page by its slug")
 def page_by_slug(request: HttpRequest, space: str, slug: str) -> Any:
-    from handbook.models import Page
-
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
     page = (
         Page.objects.visible_to(request.user)
@@ -249,8 +241,6 @@ def space_pages(
     address. 404 for a space that does not exist and one the caller may not read alike. Paging:
     `offset`; `X-Total-Count` gives the number of pages the caller may read there and
     `Link: <…>; rel="next"` the next window."""
-    from handbook.models import Page, Space
-
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
     if not Space.objects.visible_to(request.user).filter(slug=space).exists():
         raise Http404
@@ -278,7 +268,5 @@ def space_pages(
 
 @api.get("/spaces", response={200: list[SpaceOut], **ERRORS}, summary="Spaces the caller may read")
 def spaces(request: HttpRequest) -> Any:
-    from handbook.models import Space
-
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
     return list(Space.objects.visible_to(request.user).order_by("title").values("slug", "title", "description"))

@@ -35,7 +35,7 @@ _CODE = re.compile(r"<pre>.*?</pre>|<code[^>]*>.*?</code>", re.DOTALL)
 
 
 def _wipe(space_slug: str) -> None:
-    from handbook.attachments.models import Attachment
+    from handbook.attachment_models import Attachment
     from handbook.models import Page, Space
 
     for attachment in Attachment.objects.filter(page__space__slug=space_slug):
@@ -58,7 +58,7 @@ def raw_markup_found(space_slug: str) -> list[tuple[str, str]]:
 
 
 def run_repo(name: str, examples: int) -> dict[str, object]:
-    from handbook.attachments.models import Attachment
+    from handbook.attachment_models import Attachment
     from handbook.markdown_import.importer import markdown_tree_import
     from handbook.models import Page, Revision
     from handbook.services import space_create

@@ -1,6 +1,6 @@
 """Comment threads and editor presence. Thin: reads in ``selectors``, writes in ``services``.
 
-Every view loads the page through the permission that guards it (``handbook.views.lookups``): a
+Every view loads the page through the permission that guards it (``handbook.lookups``): a
 page the user cannot read answers 404 exactly like a missing one, whatever the comment id.
 """
 
@@ -23,9 +23,9 @@ from comments.forms import CommentForm
 from comments.models import MAX_LENGTH, Comment
 from comments.selectors import comments_visible_to, page_sections, page_thread
 from core.ratelimit import allow
+from handbook.lookups import editable_page, readable_page
 from handbook.models import Page
 from handbook.permissions import can_edit
-from handbook.views.lookups import editable_page, readable_page
 
 
 def thread_context(*, page: Page, user: Any, form: CommentForm | None = None) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest, HttpResponse
@@ -172,8 +173,6 @@ def _pin_key(user_id: int) -> str:
 
 def pin_to_primary(user_id: int) -> None:
     """``user_id`` just wrote: their reads go to the primary for ``DATABASE_PIN_AFTER_WRITE_S``."""
-    from django.core.cache import cache
-
     try:
         cache.set(_pin_key(user_id), 1, timeout=settings.DATABASE_PIN_AFTER_WRITE_S)
     except Exception as exc:  # cache down: nobody reads from a replica without the pin check either
@@ -181,8 +180,6 @@ def pin_to_primary(user_id: int) -> None:
 
 
 def pinned_to_primary(user_id: int) -> bool:
-    from django.core.cache import cache
-
     try:
         return bool(cache.get(_pin_key(user_id)))
     except Exception:  # cannot tell whether they just wrote: read from the primary

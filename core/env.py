@@ -120,6 +120,7 @@ def secret_key_weakness(key: str, *, known: tuple[str, ...] = ()) -> str:
     (``django-insecure-``), a key in ``known`` (the development key this project falls back
     to), placeholder words, or too few distinct characters.
     """
+    # settings-time: settings.py calls this, and the checks package loads the model layer
     from django.core.checks.security.base import SECRET_KEY_INSECURE_PREFIX, SECRET_KEY_MIN_LENGTH
 
     if not key:

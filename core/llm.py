@@ -28,6 +28,8 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 
+from core.ratelimit import allow
+
 logger = logging.getLogger(__name__)
 
 
@@ -60,7 +62,7 @@ def llm_configured() -> bool:
 
 @lru_cache(maxsize=4)
 def _client(base_url: str, api_key: str, timeout: float, max_retries: int):  # type: ignore[no-untyped-def]
-    from openai import OpenAI
+    from openai import OpenAI  # lazy: openai takes ~1.5 s to import, only LLM calls need it
 
     # The openai client retries 408/409/429/5xx and connection errors with backoff.
     return OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=max_retries)
@@ -100,8 +102,6 @@ def reserve_call(purpose: str, user_id: int | None = None) -> None:
     process and worker agrees. The asker's own limit is checked first: a user at their
     limit does not use up the site's.
     """
-    from core.ratelimit import allow
-
     if purpose not in PURPOSES:
         raise ValueError(f"unknown LLM call purpose {purpose!r}")
     if purpose == "summary":
@@ -152,7 +152,7 @@ def _by_deadline(call: Callable[[], T], deadline: float | None) -> T:
 
 def provider_error(exc: Exception) -> LLMError:
     """Map an openai client error: unreachable or overloaded providers are retryable."""
-    import openai
+    import openai  # lazy: openai takes ~1.5 s to import, only LLM calls need it
 
     if isinstance(exc, openai.APITimeoutError):  # before its parent class, APIConnectionError
         return LLMTimeout(f"LLM provider unavailable: no answer in time ({exc.__class__.__name__})")
@@ -172,7 +172,7 @@ def _create(
     after a timeout (the provider is slow, not flaky), and nothing keeps calling once the caller
     has given up (the client would retry a timed-out call in the abandoned thread).
     """
-    import openai
+    import openai  # lazy: openai takes ~1.5 s to import, only LLM calls need it
 
     if deadline is None:
         reserve_call(purpose, user_id)
@@ -259,7 +259,7 @@ def chat_stream(
     started = time.monotonic()
 
     def produce() -> None:
-        import openai
+        import openai  # lazy: openai takes ~1.5 s to import, only LLM calls need it
 
         try:
             # No client retries: a retry would outlive the reader's wait, uncounted.

@@ -21,6 +21,9 @@ import logging
 from collections.abc import Iterator
 from contextvars import ContextVar
 
+from celery import current_app
+from kombu.exceptions import OperationalError
+
 INTERACTIVE = "interactive"
 BULK = "bulk"
 QUEUES = (INTERACTIVE, BULK)
@@ -77,8 +80,6 @@ def enqueue_grouped(task: str, item: object) -> None:
 
 def _send_group(task: str, items: list[object]) -> None:
     """Never fails the caller: with the broker down, the periodic sweep finds the work left pending."""
-    from kombu.exceptions import OperationalError
-
     if not items:
         return
     try:
@@ -93,8 +94,6 @@ def enqueue(task: str, *args: object, queue: str | None = None) -> None:
     Services name tasks instead of importing them: tasks call services, never the reverse.
     The registered task is used (not ``send_task``), so eager mode and routes apply as to a call.
     """
-    from celery import current_app
-
     if task not in current_app.tasks:
         # Outside a worker, task modules are discovered lazily: importing one registers its tasks.
         importlib.import_module(task.rpartition(".")[0])
@@ -104,8 +103,6 @@ def enqueue(task: str, *args: object, queue: str | None = None) -> None:
 
 def workers_available(timeout: float = 1.0) -> bool:
     """Whether any Celery worker answers a ping (the broker down counts as none)."""
-    from celery import current_app
-
     try:
         return bool(current_app.control.ping(timeout=timeout))
     except Exception:  # broker down: nobody will pick tasks up

@@ -8,11 +8,14 @@ both languages and fall back gracefully for anything else.
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
+
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
 from core import languages
 
@@ -278,10 +281,6 @@ def _identifier_for(choices: tuple[str, ...]) -> Any:
         global _base_identifier
         identifier = _identifiers.get(key)
         if identifier is None:
-            import copy
-
-            from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
             if _base_identifier is None:
                 _base_identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
             identifier = copy.copy(_base_identifier)

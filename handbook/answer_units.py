@@ -33,6 +33,7 @@ from core.text import split_sentences
 from handbook.html_tables import has_table, split_tables
 from handbook.inline_html import is_markup, without_markup, without_typed_breaks
 from handbook.markdown import parse_tokens
+from handbook.models import Revision
 
 __all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units", "sentence_units"]
 
@@ -366,8 +367,6 @@ def revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
             found[rid] = units  # type: ignore[assignment]
     missing = wanted - found.keys()
     if missing:
-        from handbook.models import Revision
-
         for rid, body in Revision.objects.filter(id__in=missing).values_list("id", "body"):
             found[rid] = page_units(body or "")
         for rid in missing & found.keys():

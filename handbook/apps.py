@@ -6,5 +6,6 @@ class HandbookConfig(AppConfig):
     verbose_name = "Handbook"
 
     def ready(self) -> None:
-        # Registers the receivers that keep the "translation may be out of date" flag.
+        # deferred: app-registry timing. Registers the receivers that keep the "translation may be out
+        # of date" flag.
         from handbook.translations import signals  # noqa: F401

@@ -250,5 +250,5 @@ class ScopeStamp(models.Model):
 
 # Attachments and approval requests live in their own modules; importing them here registers the
 # models with the app.
-from handbook.approvals.models import ApprovalRequest  # noqa: E402, F401
-from handbook.attachments.models import Attachment  # noqa: E402, F401
+from handbook.approval_models import ApprovalRequest  # noqa: E402, F401
+from handbook.attachment_models import Attachment  # noqa: E402, F401

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 from django.core.exceptions import EmptyResultSet
-from django.db import models
+from django.db import connection, models
 from django.db.models import Exists, OuterRef, Q
 
 from core.users import is_active_user
@@ -42,8 +42,6 @@ def user_group_ids(user: Any) -> list[int]:
     # Read fresh every time: a revoked membership must take effect on the next request. From the
     # membership table alone (its foreign key guarantees the group exists), in plain SQL: every
     # search starts here, and the ORM took 0.5 ms to build and read this one column.
-    from django.db import connection
-
     table = connection.ops.quote_name(user.groups.through._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT group_id FROM {table} WHERE user_id = %s ORDER BY group_id", [user.pk])  # noqa: S608

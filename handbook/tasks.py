@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from handbook.review_digest import review_digests_send
+
 
 @shared_task(acks_late=True, ignore_result=True)
 def send_review_digests() -> int:
     """E-mail each page owner the pages they own that are past their review-by date (daily)."""
-    from handbook.review.services import review_digests_send
-
     return review_digests_send()

@@ -12,6 +12,7 @@ from django.utils.html import format_html
 
 from handbook.models import Page
 from summaries.models import Summary, SummaryPick, SummaryScorerFit
+from summaries.tasks import regenerate_summary
 
 
 @admin.register(Summary)
@@ -29,8 +30,6 @@ class SummaryAdmin(admin.ModelAdmin):
         return super().get_queryset(request).select_related("page", "revision")
 
     def _enqueue(self, request, pages) -> None:  # type: ignore[no-untyped-def]
-        from summaries.tasks import regenerate_summary
-
         count = 0
         for page_id in pages.values_list("id", flat=True):
             regenerate_summary.delay(page_id)

@@ -6,6 +6,7 @@ class SummariesConfig(AppConfig):
     verbose_name = "Summaries"
 
     def ready(self) -> None:
+        # deferred: app-registry timing, these import models, which only load once the apps are ready
         from handbook import page_work
         from handbook.markdown_import import export_parts
         from summaries import services, ticks_io

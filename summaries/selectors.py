@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 from django.db.models import BooleanField, Case, CharField, Exists, Func, OuterRef, QuerySet, TextField, Value, When
 from django.db.models.functions import Concat
 
+from core.llm import llm_configured
 from handbook.models import Page
 from summaries.models import Summary
 
@@ -17,8 +18,6 @@ def source_hash(title: str, body: str) -> str:
 
 
 def summary_method() -> str:
-    from core.llm import llm_configured
-
     return Summary.Method.LLM if llm_configured() else Summary.Method.EXTRACTIVE
 
 

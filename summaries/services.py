@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from kombu.exceptions import OperationalError
 
+from core.llm import LLMError, LLMUnavailable
 from core.queues import enqueue
 from handbook.markdown import markdown_to_text
 from handbook.models import Page
+from summaries.generate import summarise_llm
 from summaries.learnt import current_scorer, summarise_learnt
 from summaries.models import Summary
 from summaries.selectors import pages_without_current_summary, source_hash, summary_method
@@ -44,9 +48,6 @@ def summary_generate(
 
     text = markdown_to_text(revision.body)
     if method == Summary.Method.LLM:
-        from core.llm import LLMError, LLMUnavailable
-        from summaries.generate import summarise_llm
-
         try:
             result = summarise_llm(title=revision.title, text=text, language=page.language)
             return _store(page, revision, Summary.Method.LLM, result.text, result.key_points, digest)
@@ -67,8 +68,6 @@ def summary_generate(
 
 
 def _store(page, revision, method, text, key_points, digest, label=""):  # type: ignore[no-untyped-def]
-    from django.conf import settings
-
     # An extractive summary names the weights that chose it ("" for the shipped ones).
     model = settings.LLM_MODEL if method == Summary.Method.LLM else label
     defaults = {
@@ -104,8 +103,6 @@ def summary_enqueue(page: Page, *, queue: str) -> None:
     Independent of indexing: summaries read the page's text, never its chunks, so an
     embedding outage does not hold them up.
     """
-    from kombu.exceptions import OperationalError
-
     page_id, revision_id = page.pk, page.published_revision_id
 
     def send() -> None:

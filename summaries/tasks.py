@@ -5,6 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 
 from core.llm import LLMUnavailable
+from summaries.scorer_fit import summary_scorer_refit
+from summaries.services import summary_generate
 
 
 @shared_task(
@@ -18,8 +20,6 @@ from core.llm import LLMUnavailable
     max_retries=5,
 )
 def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
-    from summaries.services import summary_generate
-
     # Retry an unreachable provider with backoff; on the last try fall back to extractive.
     last_try = self.request.retries >= (self.max_retries or 0)
     summary = summary_generate(page_id=page_id, revision_id=revision_id, retry_unavailable=not last_try)
@@ -29,8 +29,6 @@ def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:  
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def regenerate_summary(page_id: int) -> str:
     """Admin action: a fresh summary of the current revision, even if one exists."""
-    from summaries.services import summary_generate
-
     summary = summary_generate(page_id=page_id, revision_id=None, force=True)
     return summary.status if summary else "skipped"
 
@@ -38,7 +36,5 @@ def regenerate_summary(page_id: int) -> str:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def refit_summary_scorer() -> str:
     """After an editor's pick: fit the sentence weights again from every pick that may teach."""
-    from summaries.scorer_fit import summary_scorer_refit
-
     fit = summary_scorer_refit()
     return "in use" if fit.in_use else "not in use"

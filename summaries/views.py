@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from handbook.views.lookups import editable_page
+from handbook.lookups import editable_page
 from summaries.panel import render_panel
 from summaries.picks import PickError, summary_pick_save
 

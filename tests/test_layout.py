@@ -162,7 +162,99 @@ def test_handbook_knows_nothing_of_search_or_summaries():
     assert leaks == []
 
 
+def handbook_rooms(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``handbook``'s imports with each subpackage (approvals, views, …) collapsed to one room."""
+    subpackages = {p.parent.name for p in (ROOT / "handbook").glob("*/__init__.py")}
+
+    def room(module: str) -> str | None:
+        parts = module.split(".")
+        if parts[0] != "handbook":
+            return None
+        return ".".join(parts[:2]) if len(parts) > 2 and parts[1] in subpackages else module
+
+    rooms: dict[str, set[str]] = defaultdict(set)
+    for module, targets in graph.items():
+        for target in targets:
+            here, there = room(module), room(target)
+            if here and there and here != there:
+                rooms[here].add(there)
+    return rooms
+
+
+def test_handbook_rooms_depend_one_way():
+    """Models and helpers < selectors and services < subpackages < views, admin, urls, tasks."""
+    assert cycles(handbook_rooms(import_graph())) == []
+
+
 def test_modules_stay_small():
     paths = [p for layer in (*LAYERS, "tests") for p in (ROOT / layer).rglob("*.py") if "migrations" not in p.parts]
     long = sorted(f"{p.relative_to(ROOT)}: {n}" for p in paths if (n := len(p.read_text().splitlines())) > MAX_LINES)
     assert long == [], f"modules over {MAX_LINES} lines:\n" + "\n".join(long)
+
+
+# --- imports inside functions ------------------------------------------------------------
+
+# Apps whose modules keep their imports at the top. search joins when its imports are done.
+TOP_IMPORT_APPS = ("core", "accounts", "handbook", "comments", "summaries", "api")
+# Project modules that live in handbook/ for now and are moving to a package of their own.
+PROJECT_MODULES = ("handbook/celery.py",)
+
+
+def unexplained_function_imports(source: str) -> list[int]:
+    """Lines of imports inside a function body with no comment on their line or the line above.
+
+    An import that must wait (a cycle, a heavy optional library, the app registry) says why.
+    Imports one under another share the comment above the first of them.
+    """
+    lines = source.splitlines()
+    imports: dict[int, ast.stmt] = {}
+    for function in ast.walk(ast.parse(source)):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    imports[node.lineno] = node
+    ends = {node.end_lineno for node in imports.values()}
+
+    def explained(line: int) -> bool:
+        if "#" in lines[line - 1]:
+            return True
+        if line - 1 in ends:  # directly under another import of the function: the same reason
+            return explained(next(n.lineno for n in imports.values() if n.end_lineno == line - 1))
+        return line > 1 and lines[line - 2].strip().startswith("#")
+
+    return sorted(line for line in imports if not explained(line))
+
+
+def test_imports_inside_functions_say_why():
+    paths = [
+        path
+        for app in TOP_IMPORT_APPS
+        for path in (ROOT / app).rglob("*.py")
+        if "migrations" not in path.parts and str(path.relative_to(ROOT)) not in PROJECT_MODULES
+    ]
+    unexplained = sorted(
+        f"{path.relative_to(ROOT)}:{line}" for path in paths for line in unexplained_function_imports(path.read_text())
+    )
+    assert unexplained == [], "imports inside functions without a reason:\n" + "\n".join(unexplained)
+
+
+def test_the_import_checker_flags_silent_imports():
+    source = (
+        "import os\n"
+        "\n"
+        "def silent():\n"
+        "    import json\n"
+        "\n"
+        "def explained():\n"
+        "    import csv  # lazy: only the export needs it\n"
+        "    # deferred: b imports this module\n"
+        "    from b import c\n"
+        "    from b import d\n"
+        "    x = 1\n"
+        "    from e import f\n"
+        "\n"
+        "async def nested():\n"
+        "    def inner():\n"
+        "        from x import y\n"
+    )
+    assert unexplained_function_imports(source) == [4, 12, 16]

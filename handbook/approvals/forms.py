@@ -8,7 +8,7 @@ from django import forms
 from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 
-from handbook.approvals.models import MAX_COMMENT_CHARS
+from handbook.approval_models import MAX_COMMENT_CHARS
 
 
 class SpaceApprovalForm(forms.Form):

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_http_methods
 from handbook.approvals import selectors, services
 from handbook.approvals.forms import ApprovalDecisionForm, SpaceApprovalForm
 from handbook.diff import side_by_side
+from handbook.lookups import administered_space, editable_page
 from handbook.models import ApprovalRequest
-from handbook.views.lookups import administered_space, editable_page
 
 
 @login_required

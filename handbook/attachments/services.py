@@ -15,7 +15,7 @@ from django.core.files import File
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.models import Page
 
 # Extension → the content type it is served with. The type is decided here, from

@@ -10,10 +10,10 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.attachments.services import AttachmentRejected, attachment_create
+from handbook.lookups import editable_page
 from handbook.models import Page
-from handbook.views.lookups import editable_page
 
 # Served with its own policy: an SVG or a PDF opened from the handbook's origin
 # runs no script and loads nothing (sandbox), whatever it contains.

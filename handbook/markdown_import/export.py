@@ -27,7 +27,7 @@ from typing import IO, Any
 import yaml
 from django.db.models import QuerySet
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.markdown_import import export_parts
 from handbook.markdown_import.links import UNLINK, link_targets, rewrite_targets
 from handbook.markdown_import.restrictions import KEY as RESTRICTION_KEY

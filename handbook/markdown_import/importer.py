@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from core.queues import bulk_work
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.attachments.services import (
     AttachmentRejected,
     attachment_create,

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.markdown_import.links import is_external, link_targets
 from handbook.models import Page, SlugRedirect, Space
 

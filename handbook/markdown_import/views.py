@@ -9,9 +9,9 @@ from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from handbook.lookups import editable_space
 from handbook.markdown_import.export import space_export
 from handbook.markdown_import.linkcheck import broken_links
-from handbook.views.lookups import editable_space
 
 
 @login_required

@@ -9,10 +9,10 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from handbook.lookups import editable_page
 from handbook.translations import services
 from handbook.translations.forms import TranslationLinkForm
 from handbook.translations.selectors import readable_twin
-from handbook.views.lookups import editable_page
 
 
 def _back(page: object) -> HttpResponse:

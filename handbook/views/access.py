@@ -12,8 +12,8 @@ from django.views.decorators.http import require_http_methods
 
 from handbook import services
 from handbook.forms import PageAccessForm, SpaceAccessForm
+from handbook.lookups import administered_space, editable_page
 from handbook.permissions import can_admin_space
-from handbook.views.lookups import administered_space, editable_page
 
 
 @login_required

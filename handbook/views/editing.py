@@ -23,11 +23,11 @@ from handbook.approvals.services import page_create_submit, page_submit, revisio
 from handbook.attachments.editor import upload_from_editor
 from handbook.diff import side_by_side
 from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
+from handbook.lookups import editable_page, editable_space
 from handbook.markdown import render_markdown
 from handbook.models import Page, Revision
 from handbook.page_templates import StartFromTemplateForm, TemplateFlagForm, page_set_template
 from handbook.review.forms import PageReviewForm
-from handbook.views.lookups import editable_page, editable_space
 
 
 def _rendered(body: str) -> str:

@@ -11,12 +11,12 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
+from handbook.lookups import readable_page, readable_space
 from handbook.markdown import render_markdown, table_of_contents
 from handbook.models import Page, PageRestriction, SlugRedirect
 from handbook.page_views import page_view_record
 from handbook.permissions import can_admin_space, can_edit, can_edit_space
 from handbook.selectors import TreeNode, drafts_in_space, page_tree, pages_recently_updated, spaces_for_home
-from handbook.views.lookups import readable_page, readable_space
 
 
 @login_required

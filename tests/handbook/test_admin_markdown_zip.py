@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import translation
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.models import Page, Revision
 
 pytestmark = pytest.mark.django_db

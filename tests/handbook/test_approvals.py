@@ -189,7 +189,7 @@ def test_space_review_settings_are_for_space_admins(client, review):
 
 
 def test_the_digest_tells_reviewers_what_waits_for_them(review):
-    from handbook.review.services import review_digests_send
+    from handbook.review_digest import review_digests_send
 
     for user in (review.ruth, review.rita, review.editor):
         user.email = f"{user.username}@example.com"

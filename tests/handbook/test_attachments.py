@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.attachments.services import AttachmentRejected, attachment_create
 from handbook.markdown import render_markdown
 from handbook.services import page_delete, page_set_restrictions

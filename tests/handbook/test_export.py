@@ -10,7 +10,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.models import Page
 from tests.handbook.test_import_markdown import PNG, TREE, write_tree
 

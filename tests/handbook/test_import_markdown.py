@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.markdown import render_markdown
 from handbook.markdown_import.cleanup import clean_markdown
 from handbook.models import Page, Revision

@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 from django.core.management import call_command
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.models import Page
 from tests.handbook.test_import_markdown import pages, run_import, write_tree
 

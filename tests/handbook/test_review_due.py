@@ -15,7 +15,7 @@ from django.core import mail
 
 from handbook.models import Page
 from handbook.review.selectors import pages_to_review
-from handbook.review.services import review_digests_send
+from handbook.review_digest import review_digests_send
 from handbook.tasks import send_review_digests
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.core import mail
 
 from handbook.markdown_import.export import space_export
 from handbook.models import Page
-from handbook.review.services import review_digests_send
+from handbook.review_digest import review_digests_send
 from handbook.services import page_save
 from search.verified.selectors import picker_sections
 from search.verified.services import mark_not_in_handbook, verify_answer

@@ -80,6 +80,7 @@ def _calls(handbook: Any) -> list[tuple[str, Any]]:  # noqa: F811
 def never_answer(monkeypatch):  # type: ignore[no-untyped-def]
     """Fails the test if the answering code is reached: a refused call must stop before it."""
     import search.ask.answers as answers
+    from api import mcp, views
 
     reached: list[str] = []
 
@@ -90,8 +91,14 @@ def never_answer(monkeypatch):  # type: ignore[no-untyped-def]
 
         return stand_in
 
-    monkeypatch.setattr(answers, "answer_question", refuse("answer_question"))
-    monkeypatch.setattr(answers, "stream_answer", refuse("stream_answer"))
+    # The API modules import these names at their top: each holder gets the stand-in.
+    for holder, names in (
+        (answers, ("answer_question", "stream_answer")),
+        (views, ("answer_question", "stream_answer")),
+        (mcp, ("answer_question",)),
+    ):
+        for name in names:
+            monkeypatch.setattr(holder, name, refuse(name))
     return reached
 
 

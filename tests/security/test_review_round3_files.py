@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.attachments.services import ALLOWED_TYPES, attachment_create
 from handbook.attachments.views import INLINE_TYPES
 from handbook.models import Page

@@ -25,7 +25,7 @@ import pytest
 from django.test import Client
 
 from accounts.services import token_create
-from handbook.attachments.models import Attachment
+from handbook.attachment_models import Attachment
 from handbook.models import Page
 from tests.handbook.conftest import _fast_passwords_and_clean_cache, handbook  # noqa: F401
 from tests.handbook.test_admin_markdown_zip import TREE, make_zip, upload

@@ -12,6 +12,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from handbook.management.commands.load_corpus import wait_for_index
 from handbook.markdown_import.importer import MarkdownTreeImport
 from handbook.models import Space
 from handbook.services import space_create
@@ -59,8 +60,6 @@ class Command(BaseCommand):
             report = job.run()
         self._report(report, options["max_examples"])
         if options["wait"]:
-            from handbook.management.commands.load_corpus import wait_for_index
-
             wait_for_index(self, report.page_ids, timeout=options["timeout"], quiet=quiet)
 
     def _report(self, report, limit: int) -> None:  # type: ignore[no-untyped-def]

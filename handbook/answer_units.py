@@ -363,7 +363,7 @@ def revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
     for rid in wanted:
         units = _cache.get(rid)
         if units is not None:
-            found[rid] = units  # type: ignore[assignment]
+            found[rid] = units
     missing = wanted - found.keys()
     if missing:
         from handbook.models import Revision

@@ -86,7 +86,8 @@ class Page(models.Model):
     published_revision = models.ForeignKey(
         "Revision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    restricted_to_groups = models.ManyToManyField(
+    # Typed with its through model: the checker cannot resolve ``through`` given as a string.
+    restricted_to_groups: models.ManyToManyField[Group, PageRestriction] = models.ManyToManyField(
         Group,
         blank=True,
         through="PageRestriction",

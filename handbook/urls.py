@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth.decorators import login_not_required
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from django.views.i18n import set_language
 
 from handbook.approvals import views as approval_views
@@ -11,7 +11,7 @@ from handbook.views import access, accounts, editing, ops, reading
 
 # Space-level actions start with "_": slugify() never produces a leading
 # underscore, so they cannot collide with a page slug.
-page_patterns = [
+page_patterns: list[URLPattern | URLResolver] = [
     path("", reading.page_detail, name="page_detail"),
     path("edit/", editing.page_edit, name="page_edit"),
     path("publish/", editing.page_publish, name="page_publish"),

@@ -17,7 +17,7 @@ from core.llm import LLMUnavailable
     retry_jitter=True,
     max_retries=5,
 )
-def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
+def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:
     from summaries.services import summary_generate
 
     # Retry an unreachable provider with backoff; on the last try fall back to extractive.

@@ -7,6 +7,7 @@ import uuid
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
+from django.http.response import HttpResponseBase
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -31,7 +32,7 @@ def readable_attachments(user: object) -> object:
 
 @login_required
 @require_GET
-def attachment_download(request: HttpRequest, attachment_id: uuid.UUID, filename: str = "") -> HttpResponse:
+def attachment_download(request: HttpRequest, attachment_id: uuid.UUID, filename: str = "") -> HttpResponseBase:
     # The page's permission is read again on every request; a hidden page's
     # attachment is a 404, the same answer as an id that does not exist.
     attachment = readable_attachments(request.user).filter(pk=attachment_id).first()  # type: ignore[attr-defined]
@@ -39,7 +40,7 @@ def attachment_download(request: HttpRequest, attachment_id: uuid.UUID, filename
         raise Http404
     etag = f'"{attachment.sha256 or attachment.pk.hex}"'
     if request.headers.get("If-None-Match") == etag:
-        response: HttpResponse = HttpResponseNotModified()
+        response: HttpResponseBase = HttpResponseNotModified()
     else:
         try:
             stream = attachment.file.open("rb")

@@ -27,7 +27,7 @@ def _note_publication(sender: Any, instance: Page, raw: bool = False, **kwargs: 
 
 @receiver(post_save, sender=Page, dispatch_uid="translations_flag_twin")
 def _flag_twin(sender: Any, instance: Page, raw: bool = False, **kwargs: Any) -> None:
-    if raw or not getattr(instance, "_translation_published", False):
+    if raw or instance.translation_id is None or not getattr(instance, "_translation_published", False):
         return
     instance._translation_published = False  # type: ignore[attr-defined]
     flagged = Page.objects.filter(pk=instance.pk, translation_outdated_since__isnull=False)

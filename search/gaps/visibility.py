@@ -15,6 +15,7 @@ Superusers see every row (they can read the Ask log in the admin anyway).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import (
@@ -93,7 +94,7 @@ def same_words(field: str = "question") -> Func:
     return Trim(spaced)
 
 
-def shared_words() -> QuerySet[AskLog]:
+def shared_words() -> QuerySet[AskLog, Mapping[str, object]]:
     """The words (``same_words``) of questions without a passage that ``MIN_ASKERS`` distinct
     (known) people asked."""
     return (

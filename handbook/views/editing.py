@@ -237,11 +237,11 @@ def _label_revisions(page: Page, revisions: list[Revision]) -> list[Revision]:
     published = page.published_revision
     for revision in revisions:
         if published is not None and revision.pk == published.pk:
-            revision.state = "published"  # type: ignore[attr-defined]
+            revision.state = "published"
         elif published is None or revision.number > published.number:
-            revision.state = "draft"  # type: ignore[attr-defined]
+            revision.state = "draft"
         else:
-            revision.state = "earlier"  # type: ignore[attr-defined]
+            revision.state = "earlier"
     return revisions
 
 

@@ -48,7 +48,15 @@ class _InArray(Func):
 
     output_field = BooleanField()
 
-    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, tuple[Any, ...]]:  # type: ignore[override]
+    def as_sql(
+        self,
+        compiler: Any,
+        connection: Any,
+        function: str | None = None,  # Func's own parameters, unused: the SQL is fixed
+        template: str | None = None,
+        arg_joiner: str | None = None,
+        **extra: Any,
+    ) -> tuple[str, tuple[Any, ...]]:
         value, array = self.get_source_expressions()
         value_sql, value_params = compiler.compile(value)
         array_sql, array_params = compiler.compile(array)

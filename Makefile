@@ -26,9 +26,12 @@ run-sso: install
 test: install
 	@bash scripts/test.sh
 
+# mypy (config in pyproject.toml) loads handbook.settings through the django-stubs plugin; the
+# settings only read the environment, and need no running service.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 bench: install
 	@bash scripts/bench.sh

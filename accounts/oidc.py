@@ -69,7 +69,7 @@ def sync_groups(user: Any, claims: dict[str, Any]) -> None:
             user.groups.remove(*Group.objects.filter(name__in=to_remove))
         if to_add:
             user.groups.add(*(Group.objects.get_or_create(name=name)[0] for name in sorted(to_add)))
-        changed = []
+        changed: list[str] = []
         if settings.OIDC_STAFF_GROUPS:
             staff = bool(theirs & set(settings.OIDC_STAFF_GROUPS))
             if user.is_staff != staff:

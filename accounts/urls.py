@@ -7,11 +7,11 @@ from mozilla_django_oidc import views as oidc_views
 from accounts import views
 
 
-def _when_configured(view):  # type: ignore[no-untyped-def]
+def _when_configured(view):
     """The provider's views answer 404 until OpenID Connect is configured (and need no login)."""
 
     @login_not_required
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:  # type: ignore[no-untyped-def]
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not settings.OIDC_ENABLED:
             raise Http404
         return view(request, *args, **kwargs)

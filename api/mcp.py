@@ -14,6 +14,7 @@ with the owner's groups read fresh for each call.
 from __future__ import annotations
 
 import json
+from collections.abc import MutableMapping
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import quote
@@ -232,7 +233,7 @@ async def _serve(scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[by
         received = True
         return {"type": "http.request", "body": body, "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             started.update(message)
         elif message["type"] == "http.response.body":
@@ -260,9 +261,9 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         return _error(401, "Missing, unknown, revoked or expired token.")
     # Per person and per token, one count with the REST API (api.auth.allow_call).
     if not allow_call("calls", settings.API_RATE_LIMIT, user_id=token.user_id, token_id=token.pk):
-        response = _error(429, "Too many requests for this person or token; wait a moment and try again.")
-        response["Retry-After"] = str(parse_rate(settings.API_RATE_LIMIT)[1])
-        return response
+        limited = _error(429, "Too many requests for this person or token; wait a moment and try again.")
+        limited["Retry-After"] = str(parse_rate(settings.API_RATE_LIMIT)[1])
+        return limited
     reset = _token.set(token)
     try:
         status, headers, body = async_to_sync(_serve)(_asgi_scope(request), request.body)

@@ -55,6 +55,7 @@ class RateLimited(HttpError):
 def _check_rate(request: HttpRequest, kind: str, rate: str) -> None:
     """Per person across all their tokens and sessions (and the MCP endpoint), and per token."""
     token = calling_token(request)
+    assert request.user.pk is not None  # the API's authentication let a signed-in person through
     if not allow_call(kind, rate, user_id=request.user.pk, token_id=token.pk if token else None):
         raise RateLimited(parse_rate(rate)[1])
 

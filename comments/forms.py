@@ -6,6 +6,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from comments.models import MAX_LENGTH
+from core.form_fields import choice_field
 
 
 class CommentForm(forms.Form):
@@ -15,4 +16,4 @@ class CommentForm(forms.Form):
     def __init__(self, *args: Any, sections: list[dict[str, Any]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Only the page's own heading ids: an anchor becomes a link on the page.
-        self.fields["anchor"].choices = [("", _("The whole page"))] + [(s["id"], s["text"]) for s in sections]
+        choice_field(self, "anchor").choices = [("", _("The whole page"))] + [(s["id"], s["text"]) for s in sections]

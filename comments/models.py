@@ -27,6 +27,11 @@ class Comment(models.Model):
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Not stored: set on the comments a thread lists (comments/selectors.py), for the templates.
+    author_name: str
+    resolver_name: str
+    section: str
+    can_resolve: bool
 
     class Meta:
         ordering = ["created_at", "pk"]

@@ -37,10 +37,10 @@ def page_sections(page: Page) -> list[dict[str, Any]]:
 
 def _annotate(comments: list[Comment], sections: dict[str, str]) -> list[Comment]:
     for comment in comments:
-        comment.author_name = display_name(comment.author)  # type: ignore[attr-defined]
-        comment.resolver_name = display_name(comment.resolved_by)  # type: ignore[attr-defined]
+        comment.author_name = display_name(comment.author)
+        comment.resolver_name = display_name(comment.resolved_by)
         # A section renamed or removed since: the comment stays on the page, unlinked.
-        comment.section = sections.get(comment.anchor, "")  # type: ignore[attr-defined]
+        comment.section = sections.get(comment.anchor, "")
     return comments
 
 
@@ -97,5 +97,5 @@ def open_comments_for_insights(user: Any, *, limit: int = MAX_INSIGHTS) -> list[
         if comment.page_id not in titles:
             titles[comment.page_id] = {str(s["id"]): str(s["text"]) for s in page_sections(comment.page)}
         _annotate([comment], titles[comment.page_id])
-        comment.can_resolve = comment.page_id in editable  # type: ignore[attr-defined]
+        comment.can_resolve = comment.page_id in editable
     return comments

@@ -22,6 +22,7 @@ from comments import presence, services
 from comments.forms import CommentForm
 from comments.models import MAX_LENGTH, Comment
 from comments.selectors import comments_visible_to, page_sections, page_thread
+from core.http import HtmxHttpRequest
 from core.ratelimit import allow
 from handbook.lookups import editable_page, readable_page
 from handbook.models import Page
@@ -42,14 +43,14 @@ def thread_context(*, page: Page, user: Any, form: CommentForm | None = None) ->
     }
 
 
-def _thread(request: HttpRequest, page: Page, form: CommentForm | None = None, status: int = 200) -> HttpResponse:
+def _thread(request: HtmxHttpRequest, page: Page, form: CommentForm | None = None, status: int = 200) -> HttpResponse:
     context = thread_context(page=page, user=request.user, form=form)
     # htmx swaps the thread in place; without JavaScript the thread is a page of its own.
     template = "comments/_thread.html" if request.htmx else "comments/thread_page.html"
     return render(request, template, {**context, "space": page.space}, status=status)
 
 
-def _back(request: HttpRequest, page: Page) -> HttpResponse:
+def _back(request: HtmxHttpRequest, page: Page) -> HttpResponse:
     if request.htmx:
         return _thread(request, page)
     if request.POST.get("next") == "insights":  # the Resolve button of Insights
@@ -59,7 +60,7 @@ def _back(request: HttpRequest, page: Page) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def page_comments(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+def page_comments(request: HtmxHttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
     page = readable_page(request.user, space_slug, page_slug)
     if request.method == "GET":
         return _thread(request, page)
@@ -92,7 +93,7 @@ def _editable_comment(request: HttpRequest, space_slug: str, page_slug: str, com
     return page, comment
 
 
-def _editors_decide(request: HttpRequest, page: Page, done: str) -> HttpResponse:
+def _editors_decide(request: HtmxHttpRequest, page: Page, done: str) -> HttpResponse:
     """After an editor's resolve or reopen: the thread again (htmx) or a page with ``done`` said."""
     if not request.htmx:
         messages.success(request, done)
@@ -101,7 +102,7 @@ def _editors_decide(request: HttpRequest, page: Page, done: str) -> HttpResponse
 
 @login_required
 @require_POST
-def comment_resolve(request: HttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
+def comment_resolve(request: HtmxHttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
     page, comment = _editable_comment(request, space_slug, page_slug, comment_id)
     services.comment_resolve(comment=comment, user=request.user)
     return _editors_decide(request, page, _("Comment resolved."))
@@ -109,7 +110,7 @@ def comment_resolve(request: HttpRequest, space_slug: str, page_slug: str, comme
 
 @login_required
 @require_POST
-def comment_reopen(request: HttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
+def comment_reopen(request: HtmxHttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
     page, comment = _editable_comment(request, space_slug, page_slug, comment_id)
     services.comment_reopen(comment=comment)
     return _editors_decide(request, page, _("Comment reopened."))
@@ -117,7 +118,7 @@ def comment_reopen(request: HttpRequest, space_slug: str, page_slug: str, commen
 
 @login_required
 @require_POST
-def comment_delete(request: HttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
+def comment_delete(request: HtmxHttpRequest, space_slug: str, page_slug: str, comment_id: int) -> HttpResponse:
     page, comment = _comment(request, space_slug, page_slug, comment_id)
     if comment.author_id is None or comment.author_id != request.user.pk:
         raise PermissionDenied  # only its author deletes a comment; editors resolve it
@@ -132,6 +133,7 @@ def comment_delete(request: HttpRequest, space_slug: str, page_slug: str, commen
 def page_presence(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
     """The editor's poll: records that this person has the page open, lists the others who do."""
     page = editable_page(request.user, space_slug, page_slug)
+    assert request.user.pk is not None  # editable_page let only a signed-in editor through
     presence.presence_record(page_id=page.pk, user_id=request.user.pk)
     names = presence.other_editors(page=page, user=request.user)
     return render(request, "comments/_presence_list.html", {"names": names, "others": ", ".join(names)})

@@ -15,6 +15,7 @@ app.autodiscover_tasks()
 @worker_ready.connect
 def _first_heartbeat(**_kwargs: object) -> None:
     """/healthz sees a worker as soon as it is up; beat refreshes the heartbeat every 30 s."""
+    # deferred: the Celery app loads with the settings, before the app registry can import models
     from handbook.health import heartbeat_write
 
     heartbeat_write()

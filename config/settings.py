@@ -9,6 +9,7 @@ before the settings are read (``core/embedded.py``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -268,7 +269,7 @@ MARKDOWN_ZIP_MAX_FILES = env_int("MARKDOWN_ZIP_MAX_FILES", 5000, minimum=1)
 MARKDOWN_ZIP_MAX_BYTES = env_int("MARKDOWN_ZIP_MAX_MB", 200, minimum=1, maximum=10000) * 1024 * 1024
 MEDIA_ROOT = Path(env_str("ATTACHMENTS_DIR") or Path(env_str("HANDBOOK_DATA_DIR") or BASE_DIR / "var") / "attachments")
 ATTACHMENTS_S3_BUCKET = env_str("ATTACHMENTS_S3_BUCKET", "")
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }

@@ -18,10 +18,11 @@ class SharedClientRedisCacheClient(RedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        pool = self._get_connection_pool(write)
+        # Private parts of Django's RedisCacheClient, absent from its stubs.
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
         client = self._clients.get(id(pool))
         if client is None:
-            client = self._clients.setdefault(id(pool), self._client(connection_pool=pool))
+            client = self._clients.setdefault(id(pool), self._client(connection_pool=pool))  # type: ignore[attr-defined]
         return client
 
 

@@ -205,8 +205,8 @@ class ReplicaReadsMiddleware:
             match = getattr(request, "resolver_match", None)
             user = getattr(request, "user", None)
             exempt = REPLICA_VIEWS | UNPINNED_WRITES
-            if (match is None or match.view_name not in exempt) and getattr(user, "is_authenticated", False):
-                pin_to_primary(user.pk)  # type: ignore[union-attr]
+            if (match is None or match.view_name not in exempt) and user is not None and user.is_authenticated:
+                pin_to_primary(user.pk)
         return response
 
     def process_view(
@@ -219,7 +219,7 @@ class ReplicaReadsMiddleware:
         if request.method not in _READ_METHODS and request.resolver_match.view_name != "ask":
             return None
         user = getattr(request, "user", None)
-        if getattr(user, "is_authenticated", False) and pinned_to_primary(user.pk):  # type: ignore[union-attr]
+        if user is not None and user.is_authenticated and pinned_to_primary(user.pk):
             return None
         alias = replica_for_reads()
         if alias is None:

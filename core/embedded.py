@@ -96,7 +96,7 @@ def postgres_settings() -> dict[str, str]:
     return {"shared_buffers": os.environ.get("HANDBOOK_PG_SHARED_BUFFERS", "1GB")}
 
 
-def _ensure_settings(server) -> None:  # type: ignore[no-untyped-def]
+def _ensure_settings(server) -> None:
     """Write the wanted settings (ALTER SYSTEM) and restart once if the server runs with others."""
     changed = False
     with psycopg.connect(server.get_uri(database="postgres"), autocommit=True) as conn:

@@ -23,7 +23,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -61,14 +61,14 @@ def llm_configured() -> bool:
 
 
 @lru_cache(maxsize=4)
-def _client(base_url: str, api_key: str, timeout: float, max_retries: int):  # type: ignore[no-untyped-def]
+def _client(base_url: str, api_key: str, timeout: float, max_retries: int):
     from openai import OpenAI  # lazy: openai takes ~1.5 s to import, only LLM calls need it
 
     # The openai client retries 408/409/429/5xx and connection errors with backoff.
     return OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=max_retries)
 
 
-def client():  # type: ignore[no-untyped-def]
+def client():
     return _client(settings.LLM_BASE_URL, settings.LLM_API_KEY, settings.LLM_TIMEOUT_S, settings.LLM_MAX_RETRIES)
 
 
@@ -186,7 +186,7 @@ def _create(
         api = client().with_options(timeout=_call_timeout(deadline), max_retries=0)  # LLMTimeout when spent
         reserve_call(purpose, user_id)
         try:
-            return _by_deadline(lambda api=api: api.chat.completions.create(**request), deadline)
+            return _by_deadline(partial(api.chat.completions.create, **request), deadline)
         except openai.OpenAIError as exc:
             error = provider_error(exc)
             pause = min(8.0, 0.5 * 2**retry)
@@ -268,7 +268,7 @@ def chat_stream(
                 .with_options(timeout=timeout, max_retries=0)
                 .chat.completions.create(
                     model=settings.LLM_MODEL,
-                    messages=messages,  # type: ignore[arg-type]
+                    messages=messages,
                     temperature=0,
                     max_tokens=max_tokens,
                     stream=True,

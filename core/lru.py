@@ -4,14 +4,23 @@ thread-safe, behind a lock."""
 
 from __future__ import annotations
 
+import enum
 import threading
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar, overload
 
 from cachetools import LRUCache
 
 K = TypeVar("K")
 V = TypeVar("V")
-MISSING = object()  # what ``get`` returns for an absent key (None may be a kept value)
+D = TypeVar("D")
+
+
+class _Missing(enum.Enum):
+    # An enum member rather than a bare object(): ``x is MISSING`` then narrows ``x``'s type.
+    MISSING = enum.auto()
+
+
+MISSING: Final = _Missing.MISSING  # what ``get`` returns for an absent key (None may be a kept value)
 
 
 class Lru(Generic[K, V]):
@@ -20,7 +29,11 @@ class Lru(Generic[K, V]):
         self._items: LRUCache[K, V] = LRUCache(maxsize=size)
         self._lock = threading.Lock()
 
-    def get(self, key: K, default: object = None) -> V | object:
+    @overload
+    def get(self, key: K) -> V | None: ...
+    @overload
+    def get(self, key: K, default: D) -> V | D: ...
+    def get(self, key: K, default: object = None) -> object:
         """The value kept for ``key`` (now the most recent), or ``default``."""
         with self._lock:
             return self._items.get(key, default)

@@ -20,6 +20,7 @@ import importlib
 import logging
 from collections.abc import Iterator
 from contextvars import ContextVar
+from typing import Any
 
 from celery import current_app
 from kombu.exceptions import OperationalError
@@ -97,7 +98,7 @@ def enqueue(task: str, *args: object, queue: str | None = None) -> None:
     if task not in current_app.tasks:
         # Outside a worker, task modules are discovered lazily: importing one registers its tasks.
         importlib.import_module(task.rpartition(".")[0])
-    options = {"queue": queue} if queue else {}
+    options: dict[str, Any] = {"queue": queue} if queue else {}
     current_app.tasks[task].apply_async(args, **options)
 
 

@@ -72,8 +72,7 @@ class SpaceAdmin(MarkdownZipImportMixin, admin.ModelAdmin):  # + "Import Markdow
 
 class RevisionInline(admin.TabularInline):
     model = Revision
-    fields = ["number", "title", "author", "note", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("number", "title", "author", "note", "created_at")
     extra = 0
     can_delete = False
     show_change_link = True

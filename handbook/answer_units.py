@@ -364,7 +364,7 @@ def revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
     for rid in wanted:
         units = _cache.get(rid)
         if units is not None:
-            found[rid] = units  # type: ignore[assignment]
+            found[rid] = units
     missing = wanted - found.keys()
     if missing:
         for rid, body in Revision.objects.filter(id__in=missing).values_list("id", "body"):

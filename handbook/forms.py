@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from core.form_fields import model_choice_field
 from core.ratelimit import allow, parse_rate
 from handbook.models import LANGUAGES, Page, Space
 
@@ -133,7 +134,9 @@ class PageCreateForm(forms.Form):
 
     def __init__(self, *args: Any, space: Space, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["parent"].queryset = Page.objects.editable_by(user).filter(space=space).order_by("title")  # type: ignore[attr-defined]
+        model_choice_field(self, "parent").queryset = (
+            Page.objects.editable_by(user).filter(space=space).order_by("title")
+        )
 
 
 class PageEditForm(forms.Form):
@@ -165,13 +168,14 @@ class PageMoveForm(forms.Form):
         self.page = page
         # Only spaces the user may edit can be a destination: the permission on
         # the target space is enforced by the choices themselves.
-        self.fields["space"].queryset = Space.objects.editable_by(user).order_by("title")  # type: ignore[attr-defined]
-        self.fields["parent"].queryset = (  # type: ignore[attr-defined]
+        model_choice_field(self, "space").queryset = Space.objects.editable_by(user).order_by("title")
+        model_choice_field(self, "parent").queryset = (
             Page.objects.editable_by(user).exclude(pk=page.pk).select_related("space").order_by("space__title", "title")
         )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         space, parent = data.get("space"), data.get("parent")
         if space is not None and parent is not None:
             if parent.space_id != space.pk:

@@ -144,7 +144,7 @@ def corpus_import(
     *,
     space: Space,
     author: Any = None,
-    on_line: Callable[[], None] | None = None,
+    on_line: Callable[[], object] | None = None,
 ) -> ImportReport:
     report = ImportReport()
     with bulk_work():  # the pages' reindexes go to the bulk queue, in groups, not ahead of editors

@@ -15,7 +15,8 @@ class LoginRequiredMiddleware(DjangoLoginRequiredMiddleware):
     session expired gets ``HX-Redirect`` to the login page (coming back to the
     page they were on), instead of the login page swapped into a fragment."""
 
-    def handle_no_permission(self, request: HttpRequest, view_func: Any) -> HttpResponse:
+    # Django's stubs promise a redirect here; the htmx answer is a 204 with HX-Redirect.
+    def handle_no_permission(self, request: HttpRequest, view_func: Any) -> HttpResponse:  # type: ignore[override]
         htmx = getattr(request, "htmx", None)
         if not htmx:
             return super().handle_no_permission(request, view_func)

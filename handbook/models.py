@@ -86,7 +86,8 @@ class Page(models.Model):
     published_revision = models.ForeignKey(
         "Revision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    restricted_to_groups = models.ManyToManyField(
+    # Typed with its through model: the checker cannot resolve ``through`` given as a string.
+    restricted_to_groups: models.ManyToManyField[Group, PageRestriction] = models.ManyToManyField(
         Group,
         blank=True,
         through="PageRestriction",
@@ -118,6 +119,11 @@ class Page(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = PageQuerySet.as_manager()
+    # Not stored: set on listed pages for the templates (handbook/views/reading.py), and between
+    # pre_save and post_save by handbook/translations/signals.py.
+    restricted: bool
+    restricted_to: list[str]
+    _translation_published: bool
 
     class Meta:
         ordering = ["title"]
@@ -184,6 +190,8 @@ class Revision(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     approved_at = models.DateTimeField(null=True, blank=True)
+    # Not stored: what the history shows it as, "published", "draft" or "earlier" (handbook/views/editing.py).
+    state: str
 
     class Meta:
         ordering = ["page", "-number"]

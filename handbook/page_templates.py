@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
+from core.form_fields import model_choice_field
 from handbook.models import Page, Space
 from handbook.page_work import page_changed
 
@@ -50,4 +51,4 @@ class StartFromTemplateForm(forms.Form):
 
     def __init__(self, *args: Any, space: Space, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["template"].queryset = space_templates(space=space, user=user)  # type: ignore[attr-defined]
+        model_choice_field(self, "template").queryset = space_templates(space=space, user=user)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,9 @@ def unique_slug(space: Space, title: str, *, exclude_pk: int | None = None) -> s
     return slug
 
 
-def space_create(*, slug: str, title: str, viewer_groups: list[Group] = (), editor_groups: list[Group] = ()) -> Space:  # type: ignore[assignment]
+def space_create(
+    *, slug: str, title: str, viewer_groups: Sequence[Group] = (), editor_groups: Sequence[Group] = ()
+) -> Space:
     space, _created = Space.objects.get_or_create(slug=slug, defaults={"title": title})
     if space.title != title:
         space.title = title
@@ -62,7 +65,7 @@ def page_create(
     author: Any = None,
     ref: str | None = None,
     publish: bool = True,
-    restricted_to: list[Group] = (),  # type: ignore[assignment]
+    restricted_to: Sequence[Group] = (),
 ) -> Page:
     page = Page(space=space, title=title, slug=unique_slug(space, title), language=language, last_editor=author)
     if ref:

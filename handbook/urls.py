@@ -4,7 +4,7 @@
 comments' and the summary picker's."""
 
 from django.contrib.auth.decorators import login_not_required
-from django.urls import path
+from django.urls import URLPattern, URLResolver, path
 from django.views.i18n import set_language
 
 from handbook.approvals import views as approval_views
@@ -15,7 +15,7 @@ from handbook.views import access, accounts, editing, ops, reading
 
 # Space-level actions start with "_": slugify() never produces a leading
 # underscore, so they cannot collide with a page slug.
-page_patterns = [
+page_patterns: list[URLPattern | URLResolver] = [
     path("", reading.page_detail, name="page_detail"),
     path("edit/", editing.page_edit, name="page_edit"),
     path("publish/", editing.page_publish, name="page_publish"),

@@ -62,10 +62,10 @@ class DecisionPolicyAdmin(admin.ModelAdmin):
     list_display = ("model", "fitted_at")
     readonly_fields = ("model", "decisions", "report", "fitted_at")
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False
 
 
@@ -78,27 +78,27 @@ class IndexStateAdmin(admin.ModelAdmin):
     actions = ["reindex_selected"]
     change_list_template = "admin/search/indexstate/change_list.html"
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
     @admin.action(description="Reindex selected pages")
-    def reindex_selected(self, request, queryset):  # type: ignore[no-untyped-def]
+    def reindex_selected(self, request, queryset):
         from search.services import index_enqueue_pages
 
         count = index_enqueue_pages(Page.objects.published().filter(index_state__in=queryset))
         self.message_user(request, f"Queued {count} page(s) for reindexing.", messages.SUCCESS)
 
-    def get_urls(self):  # type: ignore[no-untyped-def]
+    def get_urls(self):
         extra = [
             path("reembed-all/", self.admin_site.admin_view(self.reembed_all_view), name="search_reembed_all"),
         ]
         return extra + super().get_urls()
 
-    def changelist_view(self, request, extra_context=None):  # type: ignore[no-untyped-def]
+    def changelist_view(self, request, extra_context=None):
         extra_context = {**(extra_context or {}), "overview": index_overview()}
         return super().changelist_view(request, extra_context)
 
-    def reembed_all_view(self, request):  # type: ignore[no-untyped-def]
+    def reembed_all_view(self, request):
         """Re-embed everything: old vectors keep serving keyword+vector search until each page is redone."""
         if request.method == "POST":
             from search.tasks import reindex_all
@@ -127,10 +127,10 @@ class ChunkAdmin(admin.ModelAdmin):
     ]
     exclude = ["embedding", "search_vector"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+    def get_queryset(self, request):
         return super().get_queryset(request).select_related("page")
 
 
@@ -143,7 +143,7 @@ class AskLogAdmin(admin.ModelAdmin):
     search_fields = ["question", "comment"]
     readonly_fields = [f.name for f in AskLog._meta.fields]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
 
@@ -154,10 +154,10 @@ class QuoteRankerFitAdmin(admin.ModelAdmin):
     list_display = ("model", "in_use", "fitted_at")
     readonly_fields = ("model", "in_use", "weights", "report", "fitted_at")
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False
 
 
@@ -170,5 +170,5 @@ class VerifiedAnswerAdmin(admin.ModelAdmin):
     search_fields = ("question",)
     readonly_fields = ("kind", "question", "language", "space", "page", "revision", "units", "editor", "verified_at")
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False

@@ -61,7 +61,7 @@ def search_click_record(*, key: uuid.UUID, page_id: int) -> bool:
     return True
 
 
-def logs_purge(*, now=None) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def logs_purge(*, now=None) -> dict[str, int]:
     """Delete Ask log rows and recorded searches older than the retention period, and page view
     counts older than theirs (``handbook/page_views.py``)."""
     cutoff = (now or timezone.now()) - timedelta(days=settings.ASK_LOG_RETENTION_DAYS)

@@ -14,7 +14,7 @@ from django.utils.translation import get_language
 
 from core import languages
 from core.text import fold_accents, prefix_stem
-from handbook.models import Page
+from handbook.models import LANGUAGES, Page
 from search import resolve
 from search.retrieval.confidence import confident_count
 from search.retrieval.hits import Retrieval
@@ -137,7 +137,7 @@ def _facets(
             spaces[key] = collapsed_count((p.pk for p in in_language if p.space.slug == key[0]), twins)
         for code in languages:
             languages[code] = collapsed_count((p.pk for p in in_space if p.language == code), twins)
-    names = dict(Page._meta.get_field("language").choices)  # type: ignore[union-attr]
+    names = dict(LANGUAGES)
     return {
         "space": [(slug, title, n) for (slug, title), n in spaces.most_common()],
         "language": [(code, str(names.get(code, code)), n) for code, n in languages.most_common()],

@@ -130,7 +130,7 @@ def lexicon_enqueue() -> bool:
     return True
 
 
-def lexicon_build(progress=None) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def lexicon_build(progress=None) -> dict[str, int]:
     """Build the word-translation vocabulary now, with the serving query embedder."""
     from search.indexing.model_switch import query_embedder
     from search.statistics.word_translation import build_lexicon
@@ -144,14 +144,14 @@ def lexicon_build(progress=None) -> dict[str, int]:  # type: ignore[no-untyped-d
 # --- what --wait and `manage.py ready` wait for besides each page's own work (handbook/page_work.py)
 
 
-def term_statistics_up_to_date(progress=None) -> str:  # type: ignore[no-untyped-def]
+def term_statistics_up_to_date(progress=None) -> str:
     """Keyword IDF recounted over every scope, as the sweep does."""
     from search.statistics.term_statistics import refresh_lexeme_stats
 
     return f"keyword statistics recounted ({refresh_lexeme_stats()} rows)"
 
 
-def lexicon_up_to_date(progress=None) -> str:  # type: ignore[no-untyped-def]
+def lexicon_up_to_date(progress=None) -> str:
     """The word-translation vocabulary built here if the pages moved on since its last build (only
     new words are embedded; a build a worker is running is waited for, not repeated)."""
     from search.indexing.model_switch import query_embedder
@@ -175,7 +175,7 @@ def _words(counts: dict[str, int]) -> str:
     return found or "no language has enough text"
 
 
-def language_means_up_to_date(progress=None) -> str:  # type: ignore[no-untyped-def]
+def language_means_up_to_date(progress=None) -> str:
     """The language means of the cross-language list counted afresh (a search during the load may
     have cached them from half the vectors)."""
     from django.core.cache import cache

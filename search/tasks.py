@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
 
@@ -11,7 +12,7 @@ from search.indexing.embedders import EmbeddingError
 logger = logging.getLogger(__name__)
 
 # Work that calls the embedder: an outage is retried with backoff, a killed worker's task runs again.
-EMBEDDING_TASK = {
+EMBEDDING_TASK: dict[str, Any] = {
     "acks_late": True,
     "reject_on_worker_lost": True,
     "autoretry_for": (EmbeddingError,),
@@ -23,7 +24,7 @@ EMBEDDING_TASK = {
 
 
 @shared_task(bind=True, **EMBEDDING_TASK)
-def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
+def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:
     from search.indexing.pipeline import page_reindex
     from search.services import units_enqueue
 

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from core import languages
+from core.http import HtmxHttpRequest
 from core.ratelimit import allow
 from handbook.models import LANGUAGES
 from search import as_you_type
@@ -58,7 +59,7 @@ def _search_url(**params: Any) -> str:
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")  # the same URL answers with a page or a fragment
-def search_view(request: HttpRequest) -> HttpResponse:
+def search_view(request: HtmxHttpRequest) -> HttpResponse:
     from search.selectors import search_pages
 
     query = request.GET.get("q", "")
@@ -106,7 +107,7 @@ def _filters(request: HttpRequest) -> tuple[str, str]:
 
 @login_required
 @require_GET
-def search_typing_view(request: HttpRequest) -> HttpResponse:
+def search_typing_view(request: HtmxHttpRequest) -> HttpResponse:
     """The search box's own request while typing: titles and headings by prefix (search/as_you_type.py).
 
     Dropped with an empty 204 (htmx keeps what it shows) when a newer keystroke was seen, the
@@ -132,7 +133,7 @@ def search_typing_view(request: HttpRequest) -> HttpResponse:
     return render(request, "search/_typing.html", context)
 
 
-def _log_search(request: HttpRequest, result: Any, query: str, page_number: int) -> str | None:
+def _log_search(request: HtmxHttpRequest, result: Any, query: str, page_number: int) -> str | None:
     """Record a submitted search's first page of results (no user); its id lets the results
     report which one was opened (``search_opened_view``). Further pages and history restores are
     the same search, not recorded again."""
@@ -180,7 +181,7 @@ def _suggestion_context(request: HttpRequest, result: Any, query: str, space: st
     return {"suggestion": suggestion, "suggestion_url": _search_url(q=suggestion, space=space, lang=language)}
 
 
-def _is_typing(request: HttpRequest) -> bool:
+def _is_typing(request: HtmxHttpRequest) -> bool:
     """The full list sent when typing pauses longer (search/as_you_type.py has the rule).
 
     It answers from what is at hand and never starts an LLM call (query translation, Ask's

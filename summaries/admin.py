@@ -23,13 +23,13 @@ class SummaryAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in Summary._meta.fields]
     actions = ["regenerate_selected", "regenerate_spaces_of_selected", "regenerate_all"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+    def get_queryset(self, request):
         return super().get_queryset(request).select_related("page", "revision")
 
-    def _enqueue(self, request, pages) -> None:  # type: ignore[no-untyped-def]
+    def _enqueue(self, request, pages) -> None:
         count = 0
         for page_id in pages.values_list("id", flat=True):
             regenerate_summary.delay(page_id)
@@ -37,16 +37,16 @@ class SummaryAdmin(admin.ModelAdmin):
         self.message_user(request, f"Queued {count} page(s) for a new summary.", messages.SUCCESS)
 
     @admin.action(description="Regenerate summaries of the selected pages")
-    def regenerate_selected(self, request, queryset):  # type: ignore[no-untyped-def]
+    def regenerate_selected(self, request, queryset):
         self._enqueue(request, Page.objects.published().filter(summaries__in=queryset).distinct())
 
     @admin.action(description="Regenerate summaries of every page in the selected pages' spaces")
-    def regenerate_spaces_of_selected(self, request, queryset):  # type: ignore[no-untyped-def]
+    def regenerate_spaces_of_selected(self, request, queryset):
         spaces = queryset.values_list("page__space_id", flat=True)
         self._enqueue(request, Page.objects.published().filter(space_id__in=spaces))
 
     @admin.action(description="Regenerate every summary")
-    def regenerate_all(self, request, queryset):  # type: ignore[no-untyped-def]
+    def regenerate_all(self, request, queryset):
         self._enqueue(request, Page.objects.published())
 
 
@@ -58,10 +58,10 @@ class SummaryScorerFitAdmin(admin.ModelAdmin):
     readonly_fields = ["fitted_at", "in_use", "report_pretty", "weights_pretty"]
     exclude = ["weights", "report"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False
 
     @admin.display(description="ticked pages")
@@ -88,5 +88,5 @@ class SummaryPickAdmin(admin.ModelAdmin):
     list_filter = ["page__space"]
     readonly_fields = ["page", "revision", "units", "editor", "picked_at"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False

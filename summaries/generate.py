@@ -29,7 +29,7 @@ class LLMSummary:
     key_points: list[str]
 
 
-def _validate(reply: dict) -> LLMSummary:  # type: ignore[type-arg]
+def _validate(reply: dict) -> LLMSummary:
     parsed = parse_reply(SummaryReply, reply)
     if not parsed.summary.strip():
         raise LLMError("reply has no summary")

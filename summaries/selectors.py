@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple
 
-from django.db.models import BooleanField, Case, CharField, Exists, Func, OuterRef, QuerySet, TextField, Value, When
+from django.db.models import BooleanField, Case, CharField, Exists, Func, OuterRef, TextField, Value, When
 from django.db.models.functions import Concat
 
 from core.llm import llm_configured
 from handbook.models import Page
+from handbook.permissions import PageQuerySet
 from summaries.models import Summary
 
 
@@ -71,7 +72,7 @@ class _Sha256Hex(Func):
     output_field = CharField()
 
 
-def pages_without_current_summary(pages: QuerySet[Page]) -> list[int]:
+def pages_without_current_summary(pages: PageQuerySet) -> list[int]:
     """Ids of published pages (templates aside) with no ready summary for their published text.
 
     One statement (``load_corpus --wait`` asks this of thousands of pages twice a second). A ready

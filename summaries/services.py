@@ -67,7 +67,7 @@ def summary_generate(
     )
 
 
-def _store(page, revision, method, text, key_points, digest, label=""):  # type: ignore[no-untyped-def]
+def _store(page, revision, method, text, key_points, digest, label=""):
     # An extractive summary names the weights that chose it ("" for the shipped ones).
     model = settings.LLM_MODEL if method == Summary.Method.LLM else label
     defaults = {
@@ -88,7 +88,7 @@ def _store(page, revision, method, text, key_points, digest, label=""):  # type:
     return summary
 
 
-def _store_failure(page, revision, digest, error):  # type: ignore[no-untyped-def]
+def _store_failure(page, revision, digest, error):
     Summary.objects.update_or_create(
         page=page,
         source_hash=digest,

@@ -19,7 +19,7 @@ from summaries.services import summary_generate
     retry_jitter=True,
     max_retries=5,
 )
-def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:  # type: ignore[no-untyped-def]
+def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:
     # Retry an unreachable provider with backoff; on the last try fall back to extractive.
     last_try = self.request.retries >= (self.max_retries or 0)
     summary = summary_generate(page_id=page_id, revision_id=revision_id, retry_unavailable=not last_try)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core.http import HtmxHttpRequest
 from handbook.lookups import editable_page
 from summaries.panel import render_panel
 from summaries.picks import PickError, summary_pick_save
@@ -17,7 +18,7 @@ from summaries.picks import PickError, summary_pick_save
 
 @login_required
 @require_POST
-def summary_pick(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
+def summary_pick(request: HtmxHttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
     """Save the ticked units as the page's summary. 404 for a page the user cannot read, 403 for
     one they read but cannot edit (``editable_page``)."""
     page = editable_page(request.user, space_slug, page_slug)

@@ -28,7 +28,8 @@ class SpaceApprovalForm(forms.Form):
     )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("requires_review") and data.get("reviewer_group") is None:
             self.add_error("reviewer_group", _("Name the group that reviews this space's pages."))
         return data
@@ -45,7 +46,8 @@ class ApprovalDecisionForm(forms.Form):
     )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("decision") == "changes" and not (data.get("comment") or "").strip():
             self.add_error("comment", _("Say what should change."))
         return data

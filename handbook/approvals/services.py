@@ -64,8 +64,13 @@ def page_submit(*, page: Page, author: Any, publish: bool, review: ReviewChoice 
         return Submitted(
             result, reviewed, approval_request_open(page=result.page, requested_by=author, mark_reviewed=marked)
         )
-    if publish_now and result.published and page.space.requires_review:
-        _record_approval(result.page.published_revision, author)  # the only reviewer approves their own
+    if (
+        publish_now
+        and result.published
+        and page.space.requires_review
+        and (published := result.page.published_revision) is not None
+    ):
+        _record_approval(published, author)  # the only reviewer approves their own
     return Submitted(result, reviewed, None)
 
 
@@ -78,7 +83,7 @@ def page_create_submit(
     page = services.page_create(space=space, author=author, publish=publish and not gated, **create)
     if gated:
         return page, approval_request_open(page=page, requested_by=author)
-    if page.is_published and space.requires_review:
+    if page.is_published and space.requires_review and page.published_revision is not None:
         _record_approval(page.published_revision, author)
     return page, None
 

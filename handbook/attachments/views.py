@@ -5,8 +5,9 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
+from django.http.response import HttpResponseBase
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -22,7 +23,7 @@ ATTACHMENT_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-in
 INLINE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml", "application/pdf"}
 
 
-def readable_attachments(user: object) -> object:
+def readable_attachments(user: object) -> QuerySet[Attachment]:
     """Attachments of pages the user may read, or edit (an editor previews a draft's images)."""
     pages = Page.objects.visible_to(user).values("id")
     drafts = Page.objects.editable_by(user).values("id")
@@ -31,15 +32,15 @@ def readable_attachments(user: object) -> object:
 
 @login_required
 @require_GET
-def attachment_download(request: HttpRequest, attachment_id: uuid.UUID, filename: str = "") -> HttpResponse:
+def attachment_download(request: HttpRequest, attachment_id: uuid.UUID, filename: str = "") -> HttpResponseBase:
     # The page's permission is read again on every request; a hidden page's
     # attachment is a 404, the same answer as an id that does not exist.
-    attachment = readable_attachments(request.user).filter(pk=attachment_id).first()  # type: ignore[attr-defined]
+    attachment = readable_attachments(request.user).filter(pk=attachment_id).first()
     if attachment is None:
         raise Http404
     etag = f'"{attachment.sha256 or attachment.pk.hex}"'
     if request.headers.get("If-None-Match") == etag:
-        response: HttpResponse = HttpResponseNotModified()
+        response: HttpResponseBase = HttpResponseNotModified()
     else:
         try:
             stream = attachment.file.open("rb")

@@ -32,6 +32,7 @@ from django.urls import path
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.form_fields import model_choice_field
 from handbook.markdown_import.importer import markdown_tree_import
 from handbook.markdown_import.sources import MARKDOWN_SUFFIXES, ImportReport
 from handbook.models import Space
@@ -183,7 +184,7 @@ class MarkdownZipForm(forms.Form):
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
-        self.fields["space"].queryset = Space.objects.editable_by(user).order_by("title")  # type: ignore[attr-defined]
+        model_choice_field(self, "space").queryset = Space.objects.editable_by(user).order_by("title")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -220,7 +220,12 @@ def clean_markdown(text: str) -> str:
     kept: list[str] = []
     text = text.replace("\r\n", "\n").replace("\x00", "")
     # {% raw %}: its content is shown as written (it is usually an example of template syntax).
-    text = _RAW.sub(lambda m: _PLACEHOLDER.format(kept.append(m.group(1)) or len(kept) - 1), text)
+
+    def keep_raw(match: re.Match[str]) -> str:
+        kept.append(match.group(1))
+        return _PLACEHOLDER.format(len(kept) - 1)
+
+    text = _RAW.sub(keep_raw, text)
     text = _protect(text, _FENCE, kept)
     text = _COMMENT_TAG.sub("", text)
     text = _HTML_COMMENT.sub("", text)

@@ -64,7 +64,7 @@ class MarkdownTreeImport(LinkTargets):
         space: Space,
         delete_missing: bool = False,
         author: Any = None,
-        progress: Callable[[str], None] | None = None,
+        progress: Callable[[str], object] | None = None,
     ) -> None:
         self.root = root.resolve()
         self.space = space
@@ -284,13 +284,14 @@ class MarkdownTreeImport(LinkTargets):
             self.progress(str(source.rel))
             self._save(source)
         # A slug taken by someone else in between: rewrite the links to what page_create chose.
-        drifted = [s for s in self.sources.values() if s.page is not None and s.page.slug != s.slug]
+        drifted = [(s, s.page) for s in self.sources.values() if s.page is not None and s.page.slug != s.slug]
         if drifted:
-            for s in drifted:
-                s.slug = s.page.slug  # type: ignore[union-attr]
+            for s, page in drifted:
+                s.slug = page.slug
             for source in self.sources.values():
                 self.report.broken_links = [b for b in self.report.broken_links if b[0] != str(source.rel)]
                 body = self.rewrite(source, {})
+                assert source.page is not None  # _save gave every source its page
                 page_save(page=source.page, title=source.title, body=body, author=self.author, note=IMPORT_NOTE)
         for source in self.sources.values():
             parent_rel = self._parent_of(source.rel)
@@ -320,7 +321,7 @@ def markdown_tree_import(
     space: Space,
     delete_missing: bool = False,
     author: Any = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], object] | None = None,
 ) -> ImportReport:
     with bulk_work():  # the pages' reindexes go to the bulk queue, not ahead of editors
         return MarkdownTreeImport(

@@ -51,8 +51,10 @@ def broken_links(*, space: Space, user: Any) -> list[BrokenLink]:
                     attachment_id = uuid.UUID(match.group("id"))
                 except ValueError:
                     attachment_id = None
-                attachments = Attachment.objects.filter(pk=attachment_id, page__in=seen_pages)
-                if attachment_id is None or not attachments.exists():
+                if (
+                    attachment_id is None
+                    or not Attachment.objects.filter(pk=attachment_id, page__in=seen_pages).exists()
+                ):
                     found.append(BrokenLink(page, target, "attachment"))
             elif not target.startswith(("/search", "/ask", "/spaces/")):
                 found.append(BrokenLink(page, target, "path"))

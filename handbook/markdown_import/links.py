@@ -61,5 +61,5 @@ def rewrite_targets(text: str, replace: Callable[[str], str | None]) -> str:
 
 def link_targets(text: str) -> list[str]:
     found: list[str] = []
-    rewrite_targets(text, lambda target: found.append(target))  # type: ignore[func-returns-value]
+    rewrite_targets(text, lambda target: found.append(target))
     return found

@@ -11,11 +11,11 @@ path again (the tree may change between the scan and the read), opens the last o
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
 
 from django.utils.translation import gettext as _
 
@@ -66,7 +66,7 @@ def path_in_tree(root: Path, rel: PurePosixPath) -> Path:
     return path
 
 
-def open_in_tree(root: Path, rel: PurePosixPath) -> BinaryIO:
+def open_in_tree(root: Path, rel: PurePosixPath) -> io.BufferedReader:
     """The regular file ``rel`` of the tree, opened for reading; ``OutsideTree`` for anything else."""
     path = path_in_tree(root, rel)
     # O_NOFOLLOW: a last component swapped for a link since the check fails here; O_NONBLOCK: one

@@ -16,7 +16,7 @@ from handbook.markdown_import.linkcheck import broken_links
 
 @login_required
 @require_GET
-def space_export_zip(request: HttpRequest, space_slug: str) -> HttpResponse:
+def space_export_zip(request: HttpRequest, space_slug: str) -> FileResponse:
     space = editable_space(request.user, space_slug)
     out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by FileResponse
     # Editors export what they read: a page restricted to a group they are not in stays out.

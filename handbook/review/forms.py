@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.form_fields import choice_field
 from handbook.models import Page
 from handbook.review.selectors import owner_candidates
 from handbook.review.services import ReviewChoice
@@ -45,7 +46,7 @@ class PageReviewForm(forms.Form):
             self._users.setdefault(_owner_key(page), page.owner_user)
         if page.owner_group is not None:
             self._groups.setdefault(_owner_key(page), page.owner_group)
-        self.fields["owner"].choices = [
+        choice_field(self, "owner").choices = [
             ("", _("(no owner: the space's editors)")),
             (_("Groups"), [(key, group.name) for key, group in self._groups.items()]),
             (_("People"), [(key, _person(user)) for key, user in self._users.items()]),

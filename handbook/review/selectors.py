@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import calendar
 import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -23,6 +23,7 @@ from handbook.page_views import NOT_VIEWED_DAYS, views_counted_since
 from handbook.permissions import user_group_ids
 
 MAX_TO_REVIEW = 200
+_Pages = TypeVar("_Pages", bound=QuerySet[Page])  # answered_for keeps the queryset's own class
 
 
 def add_months(day: datetime.date, months: int) -> datetime.date:
@@ -41,7 +42,7 @@ def _overdue(pages: QuerySet[Page], today: datetime.date | None) -> QuerySet[Pag
     return pages.filter(review_by__lt=today or timezone.localdate())
 
 
-def answered_for(pages: QuerySet[Page], user: Any) -> QuerySet[Page]:
+def answered_for(pages: _Pages, user: Any) -> _Pages:
     """``pages`` narrowed to those the user answers for: a page they own, or whose owner group they
     belong to; for a page without an owner, every editor of its space does. Superusers answer for
     every page. Read permission is not decided here: start from ``Page.objects.visible_to(user)``."""

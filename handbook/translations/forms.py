@@ -5,6 +5,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.form_fields import model_choice_field
 from handbook.models import Page
 from handbook.translations.selectors import link_candidates
 
@@ -20,4 +21,4 @@ class TranslationLinkForm(forms.Form):
 
     def __init__(self, *args: Any, page: Page, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["twin"].queryset = link_candidates(page, user)  # type: ignore[attr-defined]
+        model_choice_field(self, "twin").queryset = link_candidates(page, user)

@@ -18,18 +18,18 @@ from handbook.models import Page
 
 @receiver(pre_save, sender=Page, dispatch_uid="translations_note_publication")
 def _note_publication(sender: Any, instance: Page, raw: bool = False, **kwargs: Any) -> None:
-    instance._translation_published = False  # type: ignore[attr-defined]
+    instance._translation_published = False
     if raw or instance.pk is None or instance.translation_id is None or instance.published_revision_id is None:
         return
     before = Page.objects.filter(pk=instance.pk).values_list("published_revision_id", flat=True).first()
-    instance._translation_published = before != instance.published_revision_id  # type: ignore[attr-defined]
+    instance._translation_published = before != instance.published_revision_id
 
 
 @receiver(post_save, sender=Page, dispatch_uid="translations_flag_twin")
 def _flag_twin(sender: Any, instance: Page, raw: bool = False, **kwargs: Any) -> None:
-    if raw or not getattr(instance, "_translation_published", False):
+    if raw or instance.translation_id is None or not getattr(instance, "_translation_published", False):
         return
-    instance._translation_published = False  # type: ignore[attr-defined]
+    instance._translation_published = False
     flagged = Page.objects.filter(pk=instance.pk, translation_outdated_since__isnull=False)
     if flagged.update(translation_outdated_since=None):
         # This side was behind and is now published: it caught up with its twin. Flagging the

@@ -10,13 +10,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from handbook.lookups import editable_page
+from handbook.models import Page
 from handbook.translations import services
 from handbook.translations.forms import TranslationLinkForm
 from handbook.translations.selectors import readable_twin
 
 
-def _back(page: object) -> HttpResponse:
-    url = page.get_absolute_url() if page.is_published else page.space.get_absolute_url()  # type: ignore[attr-defined]
+def _back(page: Page) -> HttpResponse:
+    url = page.get_absolute_url() if page.is_published else page.space.get_absolute_url()
     return redirect(url)
 
 

@@ -137,10 +137,10 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
     result, reviewed = submitted.result, submitted.reviewed
     if submitted.request is not None:
         messages.success(request, _("Sent for review: readers keep the published text until a reviewer approves it."))
-    elif result.revision is None and not result.published:
-        messages.info(request, _("Nothing changed."))
     elif result.published:
         messages.success(request, _("Published."))
+    elif result.revision is None:
+        messages.info(request, _("Nothing changed."))
     else:
         messages.success(request, _("Draft saved as revision %(number)s.") % {"number": result.revision.number})
     if reviewed:
@@ -237,11 +237,11 @@ def _label_revisions(page: Page, revisions: list[Revision]) -> list[Revision]:
     published = page.published_revision
     for revision in revisions:
         if published is not None and revision.pk == published.pk:
-            revision.state = "published"  # type: ignore[attr-defined]
+            revision.state = "published"
         elif published is None or revision.number > published.number:
-            revision.state = "draft"  # type: ignore[attr-defined]
+            revision.state = "draft"
         else:
-            revision.state = "earlier"  # type: ignore[attr-defined]
+            revision.state = "earlier"
     return revisions
 
 

@@ -45,8 +45,8 @@ def _restriction_groups(page_ids: list[int]) -> dict[int, list[str]]:
 def _mark_restricted(pages: list[Page], *, with_names: bool) -> None:
     groups = _restriction_groups([p.pk for p in pages])
     for page in pages:
-        page.restricted = page.pk in groups  # type: ignore[attr-defined]
-        page.restricted_to = groups.get(page.pk, []) if with_names else []  # type: ignore[attr-defined]
+        page.restricted = page.pk in groups
+        page.restricted_to = groups.get(page.pk, []) if with_names else []
 
 
 def _tree_pages(nodes: list[TreeNode]) -> list[Page]:

@@ -51,7 +51,7 @@ from search.ask.extractive import select_quotes
 from search.ask.grounding import MARKER, UnsupportedAnswer, grounded
 from search.ask.passages import Passage, embedder_for, passages_for
 from search.ask.quote_learning import learnt_order
-from search.ask.replies import Answer, AskError, citation, no_answer
+from search.ask.replies import Answer, AskError, Citation, citation, no_answer
 from search.ask.stream_gate import gate_for
 from search.retrieval import parallel
 from search.retrieval.query import QueryError, clean_query, parse_query
@@ -105,7 +105,8 @@ def extractive_answer(question: str, language: str, passages: list[Passage], not
         answer.notice = notice
         return answer
     quotes = selection.quotes
-    parts, citations = [], []
+    parts: list[str] = []
+    citations: list[Citation] = []
     numbers: dict[int, int] = {}
     for quote in quotes:
         passage = quote.passage

@@ -29,7 +29,7 @@ def feedback_spaces(user: Any) -> QuerySet[Space]:
 
 def feedback_record(*, user: Any, log_id: int, helpful: bool, comment: str = "", space_id: int | None = None) -> AskLog:
     # Only the person who asked may rate an answer: the log id comes from the browser.
-    log = AskLog.objects.filter(pk=log_id, user_id=getattr(user, "pk", None)).first()
+    log = AskLog.objects.filter(pk=log_id, user_id=user.pk).first()
     if log is None:
         raise FeedbackError("That answer was not found.")
     space = None

@@ -81,8 +81,8 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
         if any(pid == item[0] for pid, _ in picked):
             continue
         # The last passage of a page that has several gives way (else the last one).
-        pages = [pid for pid, _ in picked]
-        shared = [i for i, pid in enumerate(pages) if pages.count(pid) > 1]
+        picked_ids = [pid for pid, _ in picked]
+        shared = [i for i, pid in enumerate(picked_ids) if picked_ids.count(pid) > 1]
         if len(picked) >= MAX_PASSAGES:
             del picked[shared[-1] if shared else -1]
         picked.append(item)

@@ -75,7 +75,10 @@ def pages_everyone_reads() -> set[int]:
 
 
 def _page_passages(page: Page, vector: list[float] | None) -> list[Passage]:
-    chunks = Chunk.objects.filter(page=page, revision_id=page.published_revision_id).order_by("ordinal")
+    revision = page.published_revision
+    if revision is None:  # no published text: nothing to quote
+        return []
+    chunks = Chunk.objects.filter(page=page, revision_id=revision.pk).order_by("ordinal")
     return [
         Passage(
             number=i + 1,
@@ -90,7 +93,7 @@ def _page_passages(page: Page, vector: list[float] | None) -> list[Passage]:
             text=c.text,
             language=c.language,
             revision_id=c.revision_id,
-            revision_number=page.published_revision.number,
+            revision_number=revision.number,
             content_hash=c.content_hash,
             score=1.0,
             vector_distance=None,
@@ -105,6 +108,8 @@ def _page_passages(page: Page, vector: list[float] | None) -> list[Passage]:
 def lesson(verified: VerifiedAnswer, embedder: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """The features of every quotable unit of the verified page, and which ones the editor picked."""
     page = verified.page
+    if page is None:  # a gap, not an answer
+        return None
     vector, _model = question_vector(verified.question) if embedder is not None else (None, "")
     passages = _page_passages(page, vector)
     pool = candidates(verified.question, verified.language, passages) if passages else []

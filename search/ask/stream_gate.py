@@ -52,5 +52,5 @@ class FigureGate:
         return sentence
 
 
-def gate_for(passages: list, question: str) -> FigureGate:  # type: ignore[type-arg]
+def gate_for(passages: list, question: str) -> FigureGate:
     return FigureGate(known_figures(question, (p.text for p in passages)))

@@ -21,6 +21,7 @@ from django.utils.translation import get_language, override
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from core.http import HtmxHttpRequest
 from handbook.models import Space
 
 _MARKER = re.compile(r"\[(\d{1,2})\]")
@@ -77,7 +78,7 @@ def _ask(request: HttpRequest, question: str) -> dict[str, Any]:
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
-def ask_view(request: HttpRequest) -> HttpResponse:
+def ask_view(request: HtmxHttpRequest) -> HttpResponse:
     """GET shows the form (filled in from ?q=); only a POST asks.
 
     Asking is logged and counted against the asker's rate limit, so it must come
@@ -150,7 +151,7 @@ class FeedbackForm(forms.Form):
 
 @login_required
 @require_POST
-def ask_feedback_view(request: HttpRequest) -> HttpResponse:
+def ask_feedback_view(request: HtmxHttpRequest) -> HttpResponse:
     from search.ask.feedback import FeedbackError, feedback_record, feedback_spaces
 
     form = FeedbackForm(request.POST)
@@ -172,7 +173,7 @@ def ask_feedback_view(request: HttpRequest) -> HttpResponse:
         status = 400
     if log is not None and not log.helpful and form.cleaned_data["step"] != "space":
         # A "No" is recorded; ask, optionally, which space should answer, so its editors see it.
-        context = {"log": log, "spaces": feedback_spaces(request.user)}
+        context: dict[str, Any] = {"log": log, "spaces": feedback_spaces(request.user)}
         template = "search/feedback.html#space-form" if request.htmx else "search/feedback.html"
         return render(request, template, context)
     context = {"thanked": thanked, "named_space": log.feedback_space if log is not None else None}

@@ -128,11 +128,11 @@ def _read(paths: Iterable[Path]) -> CalibrationSet:
             else:
                 raise CalibrationDataError(f"{where}: neither a passage, a question nor a no-match query")
     for question in questions:
-        passage = passages.get(question.passage or "")
-        if passage is None:
+        asked = passages.get(question.passage or "")
+        if asked is None:
             raise CalibrationDataError(f"question {question.text!r}: no passage {question.passage!r}")
-        if question.answer not in passage.text:
-            raise CalibrationDataError(f"question {question.text!r}: its answer is not in passage {passage.id!r}")
+        if question.answer not in asked.text:
+            raise CalibrationDataError(f"question {question.text!r}: its answer is not in passage {asked.id!r}")
     return CalibrationSet(tuple(passages.values()), tuple(questions), tuple(unanswerable), tuple(no_match))
 
 

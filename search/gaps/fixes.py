@@ -73,23 +73,18 @@ def _top_pages(text: str, user: Any) -> list[int]:
 def possible_fixes(groups: list[Group], *, user: Any, edited_space_ids: list[int], superuser: bool) -> list[Fix | None]:
     """One entry per group (None: not possibly fixed); groups past ``MAX_CHECKED`` get None."""
     found: list[Fix | None] = [None] * len(groups)
-    checked = [(i, g) for i, g in enumerate(groups[:MAX_CHECKED]) if g.last_seen is not None]
+    checked = [(i, g, g.last_seen) for i, g in enumerate(groups[:MAX_CHECKED]) if g.last_seen is not None]
     if user is None or not checked:
         return found
-    fresh = _fresh_pages(user, min(g.last_seen for _i, g in checked))  # type: ignore[type-var]
+    fresh = _fresh_pages(user, min(last_seen for _i, _g, last_seen in checked))
     if not fresh:
         return found
     edited = set(edited_space_ids)
     ranked: dict[str, list[int]] = {}  # per wording: retrieval runs once per call
     winners: dict[int, int] = {}  # group index -> page id
-    for i, group in checked:
+    for i, group, last_seen in checked:
         spaces = set(group.spaces) | edited
-        candidates = {
-            f.page_id
-            for f in fresh
-            if f.changed_at > group.last_seen  # type: ignore[operator]
-            and (superuser or f.space_id in spaces)
-        }
+        candidates = {f.page_id for f in fresh if f.changed_at > last_seen and (superuser or f.space_id in spaces)}
         if not candidates:
             continue
         if group.text not in ranked:

@@ -63,7 +63,7 @@ class Group:
         return self.answered_badly or (self.asks > 0 and self.no_answer == self.asks)
 
 
-def _embedder():  # type: ignore[no-untyped-def]
+def _embedder():
     from search.indexing.model_switch import query_embedder
 
     try:

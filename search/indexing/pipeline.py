@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import connection, transaction
 from django.db.models import Q
@@ -125,7 +126,7 @@ def _replace_chunks(page: Page, revision_id: int, model_name: str) -> tuple[int,
         return len(drafts), len(keep)
 
 
-def _needs_vector(page: Page, model_name: str, switching: bool):  # type: ignore[no-untyped-def]
+def _needs_vector(page: Page, model_name: str, switching: bool):
     chunks = Chunk.objects.filter(page=page)
     if switching:  # building the next model's vectors while the old ones serve
         return chunks.exclude(next_embedding_model=model_name)
@@ -172,7 +173,7 @@ def _write_vectors(rows: list[tuple[int, str, list[float]]], model_name: str, sw
     computed from (an edit meanwhile replaced it). Returns the ids written."""
     if switching:  # building the next model's vectors while the old ones serve
         assignments = "next_embedding = r.vector::vector, next_embedding_model = %s"
-        params: list[object] = [model_name]
+        params: list[str | datetime] = [model_name]
     else:
         assignments = "embedding = r.vector::vector, embedding_model = %s, embedded_at = %s"
         params = [model_name, timezone.now()]
@@ -219,7 +220,7 @@ def _index_words(page_id: int, revision_id: int | None, model_name: str) -> Rein
         return ReindexResult("removed")
     if revision_id is None:
         revision_id = page.published_revision_id
-    if revision_id != page.published_revision_id:
+    if revision_id is None or revision_id != page.published_revision_id:  # None: never, the page is published
         logger.info(
             "reindex page=%s revision=%s: stale (published is %s)", page_id, revision_id, page.published_revision_id
         )
@@ -309,7 +310,7 @@ def page_unindex(*, page: Page) -> None:
         refresh_after_indexing(page.pk)  # its words no longer count in its scope
 
 
-def pages_needing_index(model_name: str | None = None):  # type: ignore[no-untyped-def]
+def pages_needing_index(model_name: str | None = None):
     """Published pages (templates aside) whose index is missing, stale, failed, pending or of another model."""
     from django.db.models import F, Q
 

@@ -127,7 +127,7 @@ def stored_unit_vectors(units: Iterable[tuple[int, str]], model: str) -> dict[tu
     return {keys[(c, h)]: [float(x) for x in vector] for c, h, vector in rows if (c, h) in keys}
 
 
-def pages_needing_units(model: str | None = None):  # type: ignore[no-untyped-def]
+def pages_needing_units(model: str | None = None):
     """Indexed pages whose unit vectors are not stored for the serving query model."""
     if model is None:
         embedder = query_embedder()

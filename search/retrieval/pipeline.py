@@ -135,7 +135,7 @@ def retrieve(
         calls.append(_timed("keyword", keyword_leg, words, visible, filters, depth))
     if embedding is not None and exact and centred is not None:
         # Exact search reads every visible row: both vector lists come from one scan (timed as "vector").
-        args = (embedding, centred, model, visible, filters, depth, vector_floor)
+        args: tuple[Any, ...] = (embedding, centred, model, visible, filters, depth, vector_floor)
         calls.append(_timed("vectors", exact_vector_lists, *args))
     elif embedding is not None:
         # The query language's centred list comes from the plain walk's own rows (one walk fewer).

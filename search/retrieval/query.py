@@ -79,8 +79,7 @@ def parse_query(text: str) -> ParsedQuery:
             else:
                 parsed.terms.extend(words)
     # Keep the order, drop repeats, bound the work a single query can ask for.
-    seen: set[str] = set()
-    parsed.terms = [t for t in parsed.terms if not (t in seen or seen.add(t))][:MAX_TERMS]  # type: ignore[func-returns-value]
+    parsed.terms = list(dict.fromkeys(parsed.terms))[:MAX_TERMS]
     parsed.phrases = parsed.phrases[:8]
     parsed.excluded = parsed.excluded[:8]
     return parsed

@@ -62,7 +62,7 @@ def reader_vocabulary(reader: Reader) -> Vocabulary | None:
     key = (str(version.get("model", "")), int(version.get("stamp", 0)), reader.key)
     known = _vocabularies.get(key)
     if known is not None:
-        return known  # type: ignore[return-value]
+        return known
     from search.models import LexiconWord
 
     counts: dict[str, int] = {}

@@ -96,7 +96,7 @@ def reader_view(
     """``table`` as ``reader`` may use it (computed once per process and set of readable scopes)."""
     known = _views.get(cache_key, MISSING)
     if known is not MISSING:
-        return known  # type: ignore[return-value]
+        return known
     readable = np.array([reader.reads(space, groups) for space, groups in table.scopes], dtype=bool)
     weights = np.where(readable[table.entry_scope], table.entry_chunks, 0)
     chunks = np.bincount(table.entry_word, weights=weights, minlength=len(table.words))
@@ -106,8 +106,8 @@ def reader_view(
         mean = table.vectors[usable].mean(axis=0)
         # |v - m|² = |v|² - 2 v·m + |m|²: the centred norms without a centred copy of the table.
         norms = np.sqrt(np.maximum(table.sqnorm - 2 * (table.vectors @ mean) + float(mean @ mean), 0.0))
-        known = vocabulary_triples(w for w, ok in zip(table.words, usable, strict=True) if ok)
-        view = ReaderView(usable, mean, np.where(norms == 0, 1.0, norms), known)
+        triples = vocabulary_triples(w for w, ok in zip(table.words, usable, strict=True) if ok)
+        view = ReaderView(usable, mean, np.where(norms == 0, 1.0, norms), triples)
     _views.put(cache_key, view)
     return view
 

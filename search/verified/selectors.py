@@ -211,7 +211,7 @@ def verified_insights(user: Any) -> VerifiedInsights:
         .select_related("page__published_revision", "editor")
         .order_by(F("page__owner_user_id").asc(nulls_last=True), "page__review_by", "-verified_at")
     )
-    owned_first = sorted(changed[:MAX_LISTED], key=lambda v: v.page.owner_user_id != getattr(user, "pk", None))
+    owned_first = sorted(changed[:MAX_LISTED], key=lambda v: v.page is None or v.page.owner_user_id != user.pk)
     gaps = VerifiedAnswer.objects.filter(
         kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK, space_id__in=Space.objects.editable_by(user).values("id")
     ).select_related("space", "editor")[:MAX_LISTED]

@@ -70,7 +70,7 @@ def verify_answer(
     """Save the units of ``page``'s published text that answer ``question``; a verified answer of the
     same question in this space is replaced (verifying again)."""
     question = _question(question)
-    if not can_edit(editor, page) or page.published_revision_id is None:
+    if not can_edit(editor, page) or page.published_revision is None:
         raise VerifyError(_("You can verify answers only from published pages you may edit."))
     revision = page.published_revision
     chosen = picked_units(page_units(revision.body or ""), set(unit_hashes), set(anchors or ()))
@@ -128,7 +128,7 @@ def _withdraw_same(question: str, space_id: int, *, page: Page | None) -> None:
 def verify_again(*, editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
     """Confirm an answer on the page's current text: the cited units still on it are kept."""
     page = verified.page
-    if page is None or not can_edit(editor, page) or page.published_revision_id is None:
+    if page is None or not can_edit(editor, page) or page.published_revision is None:
         raise VerifyError(_("You can verify answers only from published pages you may edit."))
     hashes = {row["hash"] for row in verified.units}
     kept = picked_units(page_units(page.published_revision.body or ""), hashes, set())

@@ -25,7 +25,7 @@ class Command(BaseCommand):
         "every page (restricted ones included), or with --user only what that user may read."
     )
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("space", help="slug of the space")
         parser.add_argument("out", type=Path, help="zip file to write")
         parser.add_argument(
@@ -34,7 +34,7 @@ class Command(BaseCommand):
             help="export only the pages (and their files) this username may read; default: every published page",
         )
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         space = Space.objects.filter(slug=options["space"]).first()
         if space is None:
             raise CommandError(f"no space {options['space']!r}")

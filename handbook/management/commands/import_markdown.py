@@ -21,7 +21,7 @@ from handbook.services import space_create
 class Command(BaseCommand):
     help = "Import a folder of Markdown files into a space: one page per file, folders as the page tree."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("directory", type=Path)
         parser.add_argument("--space", required=True, help="slug of the space (created if missing)")
         parser.add_argument("--space-title", default=None, help="title of a new space (default: from the slug)")
@@ -37,7 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
         parser.add_argument("--max-examples", type=int, default=20, help="broken links and skipped files listed")
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         root: Path = options["directory"]
         if not root.is_dir():
             raise CommandError(f"{root}: no such directory")
@@ -62,7 +62,7 @@ class Command(BaseCommand):
         if options["wait"]:
             wait_for_index(self, report.page_ids, timeout=options["timeout"], quiet=quiet)
 
-    def _report(self, report, limit: int) -> None:  # type: ignore[no-untyped-def]
+    def _report(self, report, limit: int) -> None:
         for title, items in (("Archived", report.archived), ("File gone (use --delete-missing)", report.missing)):
             for name in items[:limit]:
                 self.stdout.write(f"{title}: {name}")

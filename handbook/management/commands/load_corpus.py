@@ -22,7 +22,7 @@ from handbook.services import space_create
 class Command(BaseCommand):
     help = "Import pages from a JSONL file (one {id, title, body, lang} object per line) into a space."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--space", required=True, help="slug of the space (created if missing)")
         parser.add_argument(
@@ -41,7 +41,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--timeout", type=float, default=3600.0, help="seconds --wait waits at most")
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         path: Path = options["file"]
         if not path.is_file():
             raise CommandError(f"{path}: no such file")

@@ -16,9 +16,9 @@ from handbook.models import Page
 class Command(BaseCommand):
     help = "Wait until every published page's work and everything search and Ask build from the pages is done."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for the pages at most")
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         ids = list(Page.objects.published().order_by("id").values_list("id", flat=True))
         wait_for_index(self, ids, timeout=options["timeout"], quiet=options["verbosity"] == 0)

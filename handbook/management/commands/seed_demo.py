@@ -27,7 +27,7 @@ DEMO_USERS = {
 class Command(BaseCommand):
     help = "Load the demo handbook: users, groups, spaces and ~30 pages in English and French."
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         for username, (groups, superuser) in DEMO_USERS.items():
             user, created = User.objects.get_or_create(
                 username=username, defaults={"is_superuser": superuser, "is_staff": superuser or bool(groups)}

@@ -14,14 +14,14 @@ from search.ask.answers import AskError, answer_question
 class Command(BaseCommand):
     help = "Answer a question from the handbook, citing passages the user may read."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("question", nargs="?", default=None)
         parser.add_argument("--user", required=True)
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--batch", type=Path, help='JSONL file of {"qid", "query"} lines')
         parser.add_argument("--no-cache", action="store_true")
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         user = get_user_model().objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"no such user: {options['user']}")
@@ -45,7 +45,7 @@ class Command(BaseCommand):
             outdated = " (source updated since)" if c.outdated else ""
             self.stdout.write(f"  [{c.number}] {c.title} — {c.ref}#{c.anchor} r{c.revision}{outdated}")
 
-    def _batch(self, path: Path, user, use_cache: bool) -> None:  # type: ignore[no-untyped-def]
+    def _batch(self, path: Path, user, use_cache: bool) -> None:
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         with path.open(encoding="utf-8", errors="replace") as handle:

@@ -14,7 +14,7 @@ class Command(BaseCommand):
         "into the other language (the periodic sweep does this too; only new words are embedded)."
     )
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         quiet = options["verbosity"] == 0
         with tqdm(desc="words", unit="word", disable=quiet) as bar:
 

@@ -15,13 +15,13 @@ from search.indexing.embedders import LOCAL_MODEL_NAME, get_embedder
 class Command(BaseCommand):
     help = "Fit the search and Ask decisions for the configured embedding model and store them as its policy."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("--extra", type=Path, action="append", default=[], help="your own labelled JSONL file")
         parser.add_argument("--only", action="store_true", help="fit on the --extra files alone, not the shipped set")
         parser.add_argument("--json", action="store_true", help="print the stored policy as JSON")
         parser.add_argument("--ship", action="store_true", help="write the bundled model's shipped policy file")
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         embedder = get_embedder()
         if embedder is None:
             raise CommandError("embeddings are off (EMBEDDINGS_ENABLED=0): there is no model to calibrate")

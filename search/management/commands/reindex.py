@@ -13,7 +13,7 @@ from handbook.models import Page
 class Command(BaseCommand):
     help = "Reindex pages (chunks, embeddings, summaries) through the workers, or here when none is running."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         scope = parser.add_mutually_exclusive_group(required=True)
         scope.add_argument("--all", action="store_true", help="every published page")
         scope.add_argument("--space", help="pages of one space (slug)")
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--inline", action="store_true", help="index in this process even if workers run")
         parser.add_argument("--timeout", type=float, default=3600.0)
 
-    def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+    def handle(self, *args, **options):
         pages = Page.objects.published()
         if options["space"]:
             pages = pages.filter(space__slug=options["space"])

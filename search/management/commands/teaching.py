@@ -25,7 +25,7 @@ from summaries.ticks_io import TicksImportError, ticks_export, ticks_import
 class Command(BaseCommand):
     help = "Export or import what editors taught the handbook (verified answers, summary picks) as JSONL."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
         export = sub.add_parser("export", help="write JSONL to --output (default: standard output)")
         export.add_argument("--output", type=Path)

@@ -224,12 +224,7 @@ def unexplained_function_imports(source: str) -> list[int]:
 
 
 def test_imports_inside_functions_say_why():
-    paths = [
-        path
-        for app in TOP_IMPORT_APPS
-        for path in (ROOT / app).rglob("*.py")
-        if "migrations" not in path.parts
-    ]
+    paths = [path for app in TOP_IMPORT_APPS for path in (ROOT / app).rglob("*.py") if "migrations" not in path.parts]
     unexplained = sorted(
         f"{path.relative_to(ROOT)}:{line}" for path in paths for line in unexplained_function_imports(path.read_text())
     )

@@ -422,7 +422,7 @@ def main() -> None:  # noqa: PLR0915 - one bench, read top to bottom
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)  # one line per inline task otherwise
     from django.conf import settings
 
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.models import VerifiedQuestion
     from search.same_question import similarity_threshold
 

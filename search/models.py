@@ -50,7 +50,7 @@ class Chunk(models.Model):
     embedded_at = models.DateTimeField(null=True, blank=True)
     # While the index moves to another embedding model, its vectors are built
     # here; search keeps serving ``embedding`` until every chunk has one, then
-    # the two swap in a single UPDATE (see ``search/indexing/model_switch.py``).
+    # the two swap in a single UPDATE (see ``search/embedding/model_switch.py``).
     next_embedding = VectorField(null=True)
     next_embedding_model = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from search.indexing.embedders import EmbeddingError
+from search.embedding.embedders import EmbeddingError
 
 logger = logging.getLogger(__name__)
 

@@ -54,7 +54,7 @@ def embedder_for(passages: list[Passage]) -> Any:
     its vector, or a passage came from a vector list); None otherwise (embeddings off)."""
     if not any(p.question_vector or p.vector_distance is not None for p in passages):
         return None
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
 
     return query_embedder()
 

@@ -19,7 +19,7 @@ from sklearn.linear_model import LogisticRegression
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.decisions.policy import Decision
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 from search.same_question import SAME_QUESTION
 
 # A product choice (the verified answers' goal): another question on the same page gets the

@@ -64,7 +64,7 @@ class Group:
 
 
 def _embedder():  # type: ignore[no-untyped-def]
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
 
     try:
         return query_embedder()

@@ -7,7 +7,7 @@ import hashlib
 import logging
 import unicodedata
 
-from search.indexing.model_switch import query_embedder
+from search.embedding.model_switch import query_embedder
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.same_question import fold, similarity_threshold

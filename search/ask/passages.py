@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from search import resolve
+from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
-from search.twins import twin_pairs, twins_to_drop
+from search.retrieval.twins import twin_pairs, twins_to_drop
 
 MAX_PASSAGES = 10
 MAX_PASSAGE_CHARS = 1200

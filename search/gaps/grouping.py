@@ -18,7 +18,7 @@ from datetime import datetime
 import numpy as np
 from django.core.cache import cache
 
-from search.same_question import fold, similarity_threshold
+from search.decisions.same_question import fold, similarity_threshold
 
 logger = logging.getLogger(__name__)
 

@@ -91,7 +91,7 @@ def worker_heartbeat() -> None:
 @shared_task(acks_late=True, ignore_result=True)
 def purge_old_logs() -> dict[str, int]:
     """Delete questions and recorded searches older than ASK_LOG_RETENTION_DAYS."""
-    from search.insights import logs_purge
+    from search.insights.logs import logs_purge
 
     return logs_purge()
 

@@ -145,7 +145,7 @@ def main() -> None:
     from handbook import answer_units
     from search.ask import extractive as extractive_answer
     from search.ask import unit_embeddings
-    from search.indexing.embedders import local_embedder
+    from search.embedding.embedders import local_embedder
 
     embedder = local_embedder()
     vectors: dict[str, Any] = {}

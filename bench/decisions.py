@@ -85,7 +85,7 @@ def _configure(model: str, force_copy: bool, keep_policy: bool) -> dict[str, Any
 
 def _calibrate(keep_policy: bool) -> dict[str, Any]:
     """The product's calibration for the configured model (what ``manage.py calibrate`` runs)."""
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.models import DecisionPolicy
 
     embedder = get_embedder()
@@ -111,7 +111,7 @@ def _held_out(decisions: dict[str, Any]) -> dict[str, Any]:
 def policy_record() -> dict[str, Any]:
     """Which policy the serving query model decides with: its source and every threshold."""
     from search.decisions.policy import policy_for
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
 
     embedder = query_embedder()
     policy = policy_for(embedder.model_name) if embedder else None

@@ -50,7 +50,7 @@ def _real_vectors() -> np.ndarray:
 
 def _questions() -> np.ndarray:
     from bench.search import _queries_for_scale
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.retrieval.query_embedding import query_embedding
 
     texts = _queries_for_scale()

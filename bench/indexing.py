@@ -60,7 +60,7 @@ def _reset_pages(pages: list[Any]) -> None:
 def raw_embedder(texts: list[str]) -> dict[str, Any]:
     from django.conf import settings
 
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
 
     embedder = get_embedder()
     assert embedder is not None
@@ -76,7 +76,7 @@ def raw_embedder_per_page(texts_by_page: list[list[str]]) -> dict[str, Any]:
     """The embedder alone, one call per page: the batches page_reindex makes (pages under the batch size)."""
     from django.conf import settings
 
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
 
     embedder = get_embedder()
     assert embedder is not None
@@ -93,7 +93,7 @@ def raw_embedder_per_page(texts_by_page: list[list[str]]) -> dict[str, Any]:
 
 def pipeline_inline(pages: list[Any]) -> dict[str, Any]:
     """page_reindex page by page; the time spent inside the embedder is measured apart."""
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.indexing.pipeline import page_reindex
 
     embedder = get_embedder()
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     common.ensure_corpora((args.corpus,))
 
     from handbook.models import Page
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.indexing.pipeline import passage_text
     from search.models import Chunk
 

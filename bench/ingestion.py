@@ -80,7 +80,7 @@ def _texts(items: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
 
 def _raw(passages: list[str], units: list[str]) -> dict[str, Any]:
 
-    from search.indexing.embedders import bulk_slices, get_embedder
+    from search.embedding.embedders import bulk_slices, get_embedder
 
     embedder = get_embedder()
     assert embedder is not None

@@ -183,7 +183,7 @@ def ensure_corpus() -> Any:
     user, _created = User.objects.get_or_create(username="bench-llm")
     user.groups.add(staff)
     if Page.objects.filter(space=space).count() >= 2 * len(CORPUS) and not pages_needing_index().exists():
-        from search.indexing.model_switch import query_embedder
+        from search.embedding.model_switch import query_embedder
         from search.services import lexicon_build
         from search.statistics.word_translation import lexicon_is_stale
 
@@ -338,7 +338,7 @@ def main() -> None:
 
     from config.celery import app
     from search.ask.answers import answer_question, stream_answer
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from tests.fake_llm import FakeLLMServer
 
     run = time.time_ns()

@@ -134,7 +134,7 @@ def held_out_share(runs: list[tuple[str, Any, list[dict[str, Any]]]], pages: dic
 def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
     """The queries through ``retrieve`` as served (the configured model's policy)."""
     from search.decisions.policy import policy_for
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.retrieval.pipeline import retrieve
 
     refs = _refs()

@@ -782,7 +782,7 @@ def _paired_runs(
 def latency(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict[str, Any]:
     from django.contrib.auth.models import User
 
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.retrieval.pipeline import retrieve
 
     embedder = get_embedder()
@@ -880,7 +880,7 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
     from django.db import connection
 
     from bench.common import visible_page_ids
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.retrieval import vector as retrieval
     from search.retrieval.hits import LEG_DEPTH, Filters
     from search.retrieval.query_embedding import query_embedding

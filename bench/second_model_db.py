@@ -187,7 +187,7 @@ def _transform(old: str, new: str) -> dict[str, int]:
 
 def ensure_second_db(force: bool = False) -> dict[str, Any]:
     """``TARGET`` up to date with the bench database (made again when it changed); its build record."""
-    from search.indexing.embedders import LOCAL_MODEL_NAME
+    from search.embedding.embedders import LOCAL_MODEL_NAME
     from tests.second_model import MODEL
 
     source = _source_name()

@@ -196,7 +196,7 @@ CELERY_BEAT_SCHEDULE = {
     "purge-old-logs": {"task": "search.tasks.purge_old_logs", "schedule": 24 * 3600.0},
     "review-digests": {"task": "handbook.tasks.send_review_digests", "schedule": 24 * 3600.0},
 }
-# Questions asked and searches that found nothing are kept this long (search/insights.py).
+# Questions asked and searches that found nothing are kept this long (search/insights/logs.py).
 ASK_LOG_RETENTION_DAYS = env_int("ASK_LOG_RETENTION_DAYS", 90, minimum=1)
 
 # --- E-mail: the daily review digest to page owners (handbook/review/) -------

@@ -2,7 +2,7 @@
 
 A reader opening a page (an authenticated GET of the page itself: not an editor's preview, not
 its history) adds one to that page's count for the day, in one ``INSERT ... ON CONFLICT``. The
-counts feed "Pages to review" (``handbook/review/selectors.py``: pages nobody opened in
+counts feed "Pages to review" (``search/insights/pages_to_review.py``: pages nobody opened in
 ``NOT_VIEWED_DAYS``) and are deleted after ``PAGE_VIEW_RETENTION_DAYS``.
 """
 

@@ -9,7 +9,7 @@ from django.urls import path
 
 from handbook.models import Page
 from search.decisions.policy import shipped_path
-from search.indexing.embedders import active_model_name
+from search.embedding.embedders import active_model_name
 from search.models import AskLog, Chunk, DecisionPolicy, IndexState, LexiconWord, QuoteRankerFit, VerifiedAnswer
 
 

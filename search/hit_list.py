@@ -11,12 +11,12 @@ from typing import Any
 from django.utils.translation import get_language
 
 from core import languages
-from search import resolve
+from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import parse_query
+from search.retrieval.twins import collapse_twins, readable_twin_pairs
 from search.selectors import highlight
-from search.twins import collapse_twins, readable_twin_pairs
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
@@ -66,7 +66,7 @@ def run_search(
         return Retrieval(parse_query(text), [], languages.DEFAULT.code), []
     retrieval = retrieve(text, user, use_vectors=mode != "keyword", use_keywords=mode != "vector")
     # Linked translations the user may read both of are one result, in the request's language
-    # (search/twins.py); the list is the one counted too (search_json's total).
+    # (search/retrieval/twins.py); the list is the one counted too (search_json's total).
     pairs, language_of = readable_twin_pairs(user, [h.page_id for h in retrieval.pages])
     retrieval.pages = collapse_twins(retrieval.pages, pairs, language_of, get_language() or "")
     window = retrieval.pages[offset : offset + limit]

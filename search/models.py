@@ -50,7 +50,7 @@ class Chunk(models.Model):
     embedded_at = models.DateTimeField(null=True, blank=True)
     # While the index moves to another embedding model, its vectors are built
     # here; search keeps serving ``embedding`` until every chunk has one, then
-    # the two swap in a single UPDATE (see ``search/indexing/model_switch.py``).
+    # the two swap in a single UPDATE (see ``search/embedding/model_switch.py``).
     next_embedding = VectorField(null=True)
     next_embedding_model = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -158,7 +158,7 @@ class AskLog(models.Model):
     comment = models.TextField(blank=True)
     # The spaces of the passages retrieved for the question (the asker could read them), best first:
     # where a question that found no answer nearly did, so the Insights page shows it to those
-    # spaces' editors only (``search/gaps/``). Ids only: never a title or a passage.
+    # spaces' editors only (``search/insights/``). Ids only: never a title or a passage.
     # Null on rows logged before it was kept: those are shown to superusers only.
     passage_spaces = ArrayField(models.IntegerField(), null=True, blank=True)
     # The pages those passages came from: an answer's text is shown on Insights only to someone who
@@ -186,7 +186,7 @@ class SearchMiss(models.Model):
     """A submitted search that found nothing: what people look for and the handbook lacks.
 
     No user: the words are people's, the gap is the handbook's. Purged with the Ask log
-    after ``ASK_LOG_RETENTION_DAYS`` (``search/insights.py``).
+    after ``ASK_LOG_RETENTION_DAYS`` (``search/insights/logs.py``).
     """
 
     query = models.CharField(max_length=500)
@@ -205,7 +205,7 @@ class SearchLog(models.Model):
 
     No user: the words are people's. ``result_spaces`` are the spaces of the first page of results
     (the best result's first), ``result_pages`` their page ids in rank order; the searcher could
-    read them all. Purged with the Ask log after ``ASK_LOG_RETENTION_DAYS`` (``search/insights.py``).
+    read them all. Purged with the Ask log after ``ASK_LOG_RETENTION_DAYS`` (``search/insights/logs.py``).
     """
 
     # What the results page names the search by, for reporting the result opened: random, so it

@@ -15,12 +15,12 @@ from django.utils.translation import get_language
 from core import languages
 from core.text import fold_accents, prefix_stem
 from handbook.models import LANGUAGES, Page
-from search import resolve
+from search.retrieval import resolve
 from search.retrieval.confidence import confident_count
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import QueryError, parse_query
-from search.twins import collapse_twins, collapsed_count, twin_pairs
+from search.retrieval.twins import collapse_twins, collapsed_count, twin_pairs
 
 SNIPPET_CHARS = 240
 MAX_PER_PAGE = 50
@@ -126,7 +126,7 @@ def _facets(
 
     Each list is narrowed by the other list's active filter, not by its own, so a
     value's count is what clicking it shows, and the active value's count is the total.
-    Two linked twins both under one value count once there, as they are listed once (search/twins.py).
+    Two linked twins both under one value count once there, as they are listed once (search/retrieval/twins.py).
     """
     in_language = [p for p in pages if not language or p.language == language]
     in_space = [p for p in pages if not space or p.space.slug == space]
@@ -169,7 +169,7 @@ def search_pages(
     retrieval: Retrieval = retrieve(query, user)
     found = resolve.readable_pages(user, [h.page_id for h in retrieval.pages])
     hits = [h for h in retrieval.pages if h.page_id in found]  # a page deleted or hidden meanwhile is not counted
-    # Linked translations among these readable results are one document (search/twins.py).
+    # Linked translations among these readable results are one document (search/retrieval/twins.py).
     twins = twin_pairs(found)
     facets = _facets([found[h.page_id] for h in hits], space, language, twins)
     hits = [

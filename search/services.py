@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 
 from core.queues import BULK, GROUP_SIZE, enqueue, enqueue_grouped, enqueue_queue
 from handbook.models import Page
-from search.indexing.embedders import get_embedder
+from search.embedding.embedders import get_embedder
 from search.indexing.pipeline import page_reindex, pages_needing_index, pages_reindex
 from search.indexing.unit_vectors import page_units_embed, pages_needing_units, pages_units_embed
 from search.models import IndexState
@@ -109,7 +109,7 @@ def units_embed_inline(page: Page) -> None:
 
 def lexicon_enqueue_if_stale() -> bool:
     """Queue a rebuild of the word-translation vocabulary when the handbook moved on."""
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.statistics.word_translation import lexicon_is_stale
 
     embedder = query_embedder()
@@ -132,7 +132,7 @@ def lexicon_enqueue() -> bool:
 
 def lexicon_build(progress=None) -> dict[str, int]:
     """Build the word-translation vocabulary now, with the serving query embedder."""
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.statistics.word_translation import build_lexicon
 
     embedder = query_embedder()
@@ -154,7 +154,7 @@ def term_statistics_up_to_date(progress=None) -> str:
 def lexicon_up_to_date(progress=None) -> str:
     """The word-translation vocabulary built here if the pages moved on since its last build (only
     new words are embedded; a build a worker is running is waited for, not repeated)."""
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.statistics import word_translation as lexicon
 
     embedder = query_embedder()
@@ -180,7 +180,7 @@ def language_means_up_to_date(progress=None) -> str:
     have cached them from half the vectors)."""
     from django.core.cache import cache
 
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.retrieval.crosslang import language_stats, means_cache_key
 
     embedder = query_embedder()

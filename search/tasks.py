@@ -7,7 +7,7 @@ from typing import Any
 
 from celery import shared_task
 
-from search.indexing.embedders import EmbeddingError
+from search.embedding.embedders import EmbeddingError
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def worker_heartbeat() -> None:
 @shared_task(acks_late=True, ignore_result=True)
 def purge_old_logs() -> dict[str, int]:
     """Delete questions and recorded searches older than ASK_LOG_RETENTION_DAYS."""
-    from search.insights import logs_purge
+    from search.insights.logs import logs_purge
 
     return logs_purge()
 

@@ -2,7 +2,7 @@ from django.urls import path
 
 from search import views
 from search.ask import views as ask_views
-from search.gaps import views as gaps_views
+from search.insights import views as insights_views
 from search.verified import views as verified_views
 
 urlpatterns = [
@@ -14,5 +14,5 @@ urlpatterns = [
     path("ask/feedback/", ask_views.ask_feedback_view, name="ask_feedback"),
     path("ask/verify/", verified_views.verify_view, name="ask_verify"),
     path("ask/verified/<int:pk>/", verified_views.verified_change_view, name="ask_verified_change"),
-    path("insights/", gaps_views.insights_view, name="insights"),
+    path("insights/", insights_views.insights_view, name="insights"),
 ]

@@ -80,7 +80,7 @@ def search_view(request: HtmxHttpRequest) -> HttpResponse:
             context.update(_result_context(result, query, space, language, typing=typing))
             context.update(_suggestion_context(request, result, query, space, language))
             if not result.total and not result.error and not typing:
-                from search.insights import search_miss_record
+                from search.insights.logs import search_miss_record
 
                 search_miss_record(query=query, language=result.query_language)  # no user: people's words
             if not typing and not result.error:
@@ -139,7 +139,7 @@ def _log_search(request: HtmxHttpRequest, result: Any, query: str, page_number: 
     the same search, not recorded again."""
     if page_number != 1 or (request.htmx and request.htmx.history_restore_request):
         return None
-    from search.insights import search_log_record
+    from search.insights.logs import search_log_record
 
     log = search_log_record(query=query, language=result.query_language, page_ids=[r.page_id for r in result.results])
     return str(log.key) if log else None
@@ -152,7 +152,7 @@ def search_opened_view(request: HttpRequest) -> HttpResponse:
 
     Counted only when the page was among that search's results; nothing says who opened it.
     """
-    from search.insights import search_click_record
+    from search.insights.logs import search_click_record
 
     page = request.POST.get("page", "")
     try:

@@ -328,7 +328,7 @@ def second_model(settings):  # type: ignore[no-untyped-def]
     Search encodes queries with the model recorded as *serving* (``model_switch.query_embedder``):
     a test whose index was filled by another model still searches with that one.
     """
-    from search.indexing import embedders
+    from search.embedding import embedders
     from tests.second_model import SecondModelServer
 
     with SecondModelServer() as server:

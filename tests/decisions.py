@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from search.decisions.policy import Decision, forget, policy_for
 from search.decisions.query import QUERY
-from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.embedding.embedders import LOCAL_MODEL_NAME
 
 
 def store(name: str, decision: Decision, model: str = LOCAL_MODEL_NAME) -> None:

@@ -12,9 +12,9 @@ unrelated texts near 0. No such model can run here, so this server makes one out
   engine for that kind: the vector is e5's own for the full text. A text with neither prefix (a
   client of a model named without "e5") is embedded as a passage: the engine cannot do without one.
 - ``m``: the mean of the shipped e5 passage vectors of the sentence sets in
-  ``search/retrieval/data/*.npz`` (2,754 everyday and workplace sentences, English and French). It is
+  ``search/embedding/data/*.npz`` (2,754 everyday and workplace sentences, English and French). It is
   fixed data, so every server and every process transforms alike: vectors cached by model name
-  (``search/retrieval/off_topic.py``) stay valid from one test's server to the next. Removing it
+  (``search/embedding/sentence_sets.py``) stay valid from one test's server to the next. Removing it
   removes e5's common component: unrelated passages fall from ~0.80 to ~0.00 (random pairs of those
   sentences: 5th-95th percentile -0.20..0.23), related ones keep a clear lead.
   The mean is of passages: two *queries* keep a little of what "query: " shares (~0.25 unrelated).
@@ -49,8 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from search.indexing.embedders import LOCAL_DIMENSIONS, LOCAL_MODEL_NAME, local_embedder
-from search.retrieval.off_topic import SETS
+from search.embedding.embedders import LOCAL_DIMENSIONS, LOCAL_MODEL_NAME, local_embedder
+from search.embedding.sentence_sets import SETS
 
 MODEL = "handbook-e5-centred"  # contains "e5": the app's client sends the prefixes e5 needs
 SEED = 5  # of R; any fixed value: what matters is that every server uses the same R

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # Lower layers first: each app may import only the ones before it. The project package (settings,
@@ -150,6 +153,126 @@ def test_the_cycle_finder_finds_cycles():
     assert sorted(cycles(graph)) == [["a", "b", "c"], ["d", "e"]]
 
 
+# Inside an app, each subpackage is a room; top-level modules named in the app's order are rooms of
+# their own, and the other top-level modules are one room, TOP. A room imports only rooms before it
+# in the app's order. In search, TOP is the entry points (views, services, selectors, tasks, admin,
+# urls); in handbook, the models and the helpers they use (markdown, permissions, page_work, …).
+TOP = "(top level)"
+ROOMS = {
+    "search": (
+        "models",  # the tables (and their migrations, which the graph leaves out)
+        "embedding",  # the embedders, which model serves, fixed sentence sets and their vectors
+        "statistics",  # what ranking counts per readership scope, the word-translation vocabulary
+        "indexing",  # chunks, their vectors, answer-unit vectors
+        "decisions",  # fitted policies: query, answer, same question
+        "retrieval",  # the query path, from query to readable hits
+        "verified",  # verified answers
+        "ask",  # the Ask box
+        "calibration",  # fits the decisions by running retrieval and Ask
+        "insights",  # what people look for and the handbook fails to answer
+        TOP,
+        "management",
+        "templatetags",
+    ),
+    "handbook": (
+        TOP,  # the models and the helpers they use
+        "forms",
+        "lookups",  # a page or space by address, with the reader's rights
+        "page_templates",
+        "page_views",
+        "selectors",
+        "services",
+        "answer_units",  # Ask's and the summaries' units of a page (both apps read them)
+        "importing",
+        "attachments",
+        "review",  # review dates and owners
+        "approvals",
+        "markdown_import",
+        "translations",
+        "views",
+        "management",
+        "templatetags",
+        "admin",
+        "apps",
+        "review_digest",  # the owners' e-mail, from review and approvals
+        "tasks",
+        "urls",
+    ),
+}
+
+
+def rooms_of(graph: dict[str, set[str]], app: str, named: tuple[str, ...] = ()) -> Callable[[str], str | None]:
+    """The room of each module of ``app`` in ``graph``; None for the app package itself and other apps
+    (``from search import x`` names the package only on the way to ``x``)."""
+    every = {*graph, *(t for ts in graph.values() for t in ts)}
+    packages = {m.split(".")[1] for m in every if m.startswith(f"{app}.") and m.count(".") >= 2}
+
+    def room(module: str) -> str | None:
+        parts = module.split(".")
+        if parts[0] != app or len(parts) == 1:
+            return None
+        return parts[1] if parts[1] in packages or parts[1] in named else TOP
+
+    return room
+
+
+def room_edges(graph: dict[str, set[str]], app: str, named: tuple[str, ...] = ()) -> list[tuple[str, str, str, str]]:
+    """(room, room it imports, module, module it imports) for each import from one room of ``app`` to another."""
+    room = rooms_of(graph, app, named)
+    return [
+        (here, there, module, target)
+        for module, targets in sorted(graph.items())
+        if (here := room(module)) is not None
+        for target in sorted(targets)
+        if (there := room(target)) not in (None, here)
+    ]
+
+
+def room_graph(graph: dict[str, set[str]], app: str, named: tuple[str, ...] = ()) -> dict[str, set[str]]:
+    """``graph`` collapsed to the rooms of ``app``."""
+    room = rooms_of(graph, app, named)
+    rooms: dict[str, set[str]] = {r: set() for module in graph if (r := room(module)) is not None}
+    for here, there, _module, _target in room_edges(graph, app, named):
+        rooms[here].add(there)
+    return rooms
+
+
+@pytest.mark.parametrize("app", sorted(ROOMS))
+def test_rooms_inside_an_app_depend_one_way(app):
+    found = cycles(room_graph(import_graph(), app, ROOMS.get(app, ())))
+    assert found == [], f"rooms of {app} import each other back:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+@pytest.mark.parametrize("app", sorted(ROOMS))
+def test_each_room_imports_only_rooms_before_it(app):
+    order = ROOMS[app]
+    graph = import_graph()
+    unplaced = sorted(set(room_graph(graph, app, order)) - set(order))
+    assert unplaced == [], f"place these rooms of {app} in ROOMS[{app!r}]: {unplaced}"
+    wrong = [
+        f"{module} -> {target} ({here} -> {there})"
+        for here, there, module, target in room_edges(graph, app, order)
+        if order.index(there) > order.index(here)
+    ]
+    assert wrong == [], f"a room of {app} imports one after it:\n" + "\n".join(wrong)
+
+
+def test_the_room_collapse_finds_a_circle_between_rooms():
+    """Modules without a circle among them still make one between their rooms; the app package,
+    other apps and a module's own room are no edge."""
+    graph = {
+        "app.low.a": {"app.high.b", "core.x", "app"},
+        "app.high.b": {"app.high.c"},
+        "app.high.c": {"app.low.d"},
+        "app.views": {"app.high.b", "app.models"},
+        "app.models": set(),
+    }
+    assert cycles(graph) == []
+    rooms = room_graph(graph, "app", ("models",))
+    assert rooms == {"low": {"high"}, "high": {"low"}, TOP: {"high", "models"}, "models": set()}
+    assert cycles(rooms) == [["high", "low"]]
+
+
 def test_handbook_knows_nothing_of_search_or_summaries():
     graph = import_graph()
     leaks = sorted(
@@ -160,30 +283,6 @@ def test_handbook_knows_nothing_of_search_or_summaries():
         if t.startswith(("search", "summaries"))
     )
     assert leaks == []
-
-
-def handbook_rooms(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """``handbook``'s imports with each subpackage (approvals, views, …) collapsed to one room."""
-    subpackages = {p.parent.name for p in (ROOT / "handbook").glob("*/__init__.py")}
-
-    def room(module: str) -> str | None:
-        parts = module.split(".")
-        if parts[0] != "handbook":
-            return None
-        return ".".join(parts[:2]) if len(parts) > 2 and parts[1] in subpackages else module
-
-    rooms: dict[str, set[str]] = defaultdict(set)
-    for module, targets in graph.items():
-        for target in targets:
-            here, there = room(module), room(target)
-            if here and there and here != there:
-                rooms[here].add(there)
-    return rooms
-
-
-def test_handbook_rooms_depend_one_way():
-    """Models and helpers < selectors and services < subpackages < views, admin, urls, tasks."""
-    assert cycles(handbook_rooms(import_graph())) == []
 
 
 def test_modules_stay_small():

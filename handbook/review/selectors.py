@@ -1,9 +1,8 @@
-"""What is due for review, and who may own a page.
+"""What is due for review, who answers for a page, and who may own it.
 
 A page is *overdue* when it is published, not deleted, and its ``review_by`` date is before today.
-Every list starts from ``Page.objects.visible_to``: nobody is ever shown (or sent) a page they
-cannot read. A page is also listed when it is published, older than ``NOT_VIEWED_DAYS`` and nobody
-opened it in that time (``handbook/page_views.py``), once views have been counted that long.
+Every list starts from ``Page.objects.visible_to``: nobody is ever sent a page they cannot read.
+Insights lists the pages to review from these rules (``search/insights/pages_to_review.py``).
 """
 
 from __future__ import annotations
@@ -17,12 +16,9 @@ from django.contrib.auth.models import Group
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from core.users import is_active_user
-from handbook.models import Page, PageViewDay, Space
-from handbook.page_views import NOT_VIEWED_DAYS, views_counted_since
+from handbook.models import Page, Space
 from handbook.permissions import user_group_ids
 
-MAX_TO_REVIEW = 200
 _Pages = TypeVar("_Pages", bound=QuerySet[Page])  # answered_for keeps the queryset's own class
 
 
@@ -38,7 +34,8 @@ def next_review_date(space: Space, *, today: datetime.date | None = None) -> dat
     return add_months(today or timezone.localdate(), space.review_months)
 
 
-def _overdue(pages: QuerySet[Page], today: datetime.date | None) -> QuerySet[Page]:
+def overdue(pages: QuerySet[Page], today: datetime.date | None) -> QuerySet[Page]:
+    """``pages`` narrowed to those whose review-by date is past."""
     return pages.filter(review_by__lt=today or timezone.localdate())
 
 
@@ -55,35 +52,13 @@ def answered_for(pages: _Pages, user: Any) -> _Pages:
     return pages.filter(Q(owner_user=user) | Q(owner_group_id__in=groups) | unowned_in_my_spaces)
 
 
-def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:
-    """Overdue pages the user may read and answers for, most overdue first."""
-    if not is_active_user(user):
-        return []
-    pages = answered_for(_overdue(Page.objects.visible_to(user), today), user)
-    return list(pages.select_related("space", "owner_user", "owner_group").order_by("review_by", "title", "pk")[:limit])
-
-
-def pages_not_viewed(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:
-    """Pages the user may read and answers for, published over ``NOT_VIEWED_DAYS`` ago, that nobody
-    opened in that time; oldest first. Empty until views have been counted that long."""
-    if not is_active_user(user):
-        return []
-    since = (today or timezone.localdate()) - datetime.timedelta(days=NOT_VIEWED_DAYS)
-    if not views_counted_since(since):
-        return []
-    viewed = PageViewDay.objects.filter(page_id=OuterRef("pk"), day__gt=since, views__gt=0)
-    pages = Page.objects.visible_to(user).filter(created_at__date__lte=since).exclude(Exists(viewed))
-    pages = answered_for(pages, user).select_related("space", "owner_user", "owner_group")
-    return list(pages.order_by("created_at", "title", "pk")[:limit])
-
-
 def overdue_pages_by_owner(*, today: datetime.date | None = None) -> dict[Any, list[Page]]:
     """Each active owner with an e-mail address, and the overdue pages they own and may read.
 
     An owner group's pages go to each of its active members; pages without an owner go to nobody
     (their space's editors find them on Insights).
     """
-    owned = _overdue(Page.objects.published(), today).filter(Q(owner_user__isnull=False) | Q(owner_group__isnull=False))
+    owned = overdue(Page.objects.published(), today).filter(Q(owner_user__isnull=False) | Q(owner_group__isnull=False))
     candidates: dict[int, set[int]] = {}  # user id -> page ids
     group_pages: dict[int, set[int]] = {}
     for page_id, user_id, group_id in owned.values_list("pk", "owner_user_id", "owner_group_id"):

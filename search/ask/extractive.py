@@ -45,7 +45,7 @@ from search.ask.passages import Passage
 from search.ask.unit_embeddings import unit_vectors
 from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_answer, unit_score
 from search.decisions.policy import Decision
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
 
 logger = logging.getLogger(__name__)

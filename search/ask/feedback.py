@@ -1,6 +1,6 @@
 """Feedback on answers: thumbs up/down, an optional comment, and the space that should answer.
 
-A "not helpful" reaches editors on their Insights page (``search.gaps``): those of the spaces the
+A "not helpful" reaches editors on their Insights page (``search/insights/``): those of the spaces the
 answer's passages came from, under the Insights visibility rule, and, when the asker names one,
 the editors of that space. The asker may name only a space they can read: the list offered is
 theirs, and a space outside it is refused here, whatever the browser sends.

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from search import resolve
+from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
-from search.twins import twin_pairs, twins_to_drop
+from search.retrieval.twins import twin_pairs, twins_to_drop
 
 MAX_PASSAGES = 10
 MAX_PASSAGE_CHARS = 1200
@@ -54,7 +54,7 @@ def embedder_for(passages: list[Passage]) -> Any:
     its vector, or a passage came from a vector list); None otherwise (embeddings off)."""
     if not any(p.question_vector or p.vector_distance is not None for p in passages):
         return None
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
 
     return query_embedder()
 

@@ -34,7 +34,7 @@ from handbook.permissions import user_group_ids
 from search.ask.extractive import Candidate, candidates, score_by_meaning
 from search.ask.passages import Passage
 from search.decisions.answer import answer_decision, unit_score
-from search.indexing.model_switch import query_embedder
+from search.embedding.model_switch import query_embedder
 from search.models import Chunk, QuoteRankerFit, VerifiedAnswer
 from search.verified.wording import question_vector, unit_hash
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from django.core.cache import cache
 
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ from search.calibration.query_fit import REGULARISATION, CalibrationHandbook
 from search.calibration.standardised import Standardised
 from search.decisions.answer import ANSWER, FEATURES
 from search.decisions.policy import Decision
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 
 PASSAGES_PER_QUESTION = 5  # the nearest passages a question's Ask is given here
 

@@ -1,6 +1,6 @@
 """The material the decisions learn from: text the project ships, never what readers may read.
 
-``search/decisions/data/`` (read by serving too: ``search/retrieval/off_topic.py``) holds a small
+``search/decisions/data/`` (read by serving too: ``search/embedding/sentence_sets.py``) holds a small
 handbook of a fictional company on generic workplace subjects, in English and French
 (``handbook.jsonl``), questions it answers with the passage and the sentence that answer each
 (``questions.jsonl``), workplace questions it does not answer — mostly near misses, on a subject it

@@ -21,7 +21,7 @@ from search.calibration.query_fit import REGULARISATION, CalibrationHandbook, le
 from search.calibration.standardised import Standardised
 from search.decisions.policy import Decision
 from search.decisions.query import PAGE_FEATURES, PageFeatures
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 
 CANDIDATES = 10  # a first page of results
 

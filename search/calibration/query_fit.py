@@ -39,11 +39,11 @@ from search.calibration.calibration_set import CalibrationSet
 from search.calibration.standardised import Standardised
 from search.decisions.policy import Decision
 from search.decisions.query import FEATURES, NO_FLOOR, STAND_OUT_RANK, QueryFeatures, stand_out
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
+from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.indexing.pipeline import passage_text
 from search.retrieval.crosslang import ALPHA
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
-from search.retrieval.off_topic import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 
 REGULARISATION = 1.0  # scikit-learn's default C: the features are few and standardised
 # The answerable calibration questions the result threshold may leave with no result (a policy

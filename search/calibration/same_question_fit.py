@@ -1,4 +1,4 @@
-"""Fit when two wordings ask the same question (``search/same_question.py``) for one embedding model.
+"""Fit when two wordings ask the same question (``search/decisions/same_question.py``) for one embedding model.
 
 Calibration questions labelled with the same passage and the same answering sentence ask the same
 thing in other words: pairs of them are paraphrases. Two questions on the same passage answered by
@@ -19,8 +19,8 @@ from sklearn.linear_model import LogisticRegression
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.decisions.policy import Decision
-from search.indexing.embedders import Embedder
-from search.same_question import SAME_QUESTION
+from search.decisions.same_question import SAME_QUESTION
+from search.embedding.embedders import Embedder
 
 # A product choice (the verified answers' goal): another question on the same page gets the
 # verified answer of a question it is not at most this often.

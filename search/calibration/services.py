@@ -19,7 +19,7 @@ from search.calibration.same_question_fit import SAME_QUESTION, fit_same_questio
 from search.decisions.answer import ANSWER
 from search.decisions.policy import forget, has_policy, shipped_path
 from search.decisions.query import PAGE, QUERY
-from search.indexing.embedders import Embedder, get_embedder
+from search.embedding.embedders import Embedder, get_embedder
 from search.models import DecisionPolicy
 
 logger = logging.getLogger(__name__)

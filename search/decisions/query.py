@@ -10,7 +10,7 @@ the query, each read from what the reader may read or from fixed text the projec
   calibration handbook's 177 passages, 0.86 over 2,500 chunks), while a passage that answers the
   query stands out of the rest at any size;
 - ``workplace`` / ``everyday``: similarity of the nearest shipped sentence on the subjects handbooks
-  cover, and on everyday subjects they do not (``search/retrieval/off_topic.py``): a question on
+  cover, and on everyday subjects they do not (``search/embedding/sentence_sets.py``): a question on
   another subject is closer to a sentence on its own subject than to the handbook;
 - ``handbook_question`` / ``other_query``: similarity of the nearest shipped query of each kind, query
   to query — the questions the calibration handbook answers, and the calibration queries on other

@@ -26,9 +26,9 @@ from django.utils import timezone
 
 from core.text import fold_accents
 from handbook.models import Page, text_search_config
+from search.embedding.embedders import EmbeddingError, bulk_slices, get_embedder, passages_in_slices
+from search.embedding.model_switch import ensure_serving_model, is_switching, try_complete_switch
 from search.indexing.chunking import chunk_markdown
-from search.indexing.embedders import EmbeddingError, bulk_slices, get_embedder, passages_in_slices
-from search.indexing.model_switch import ensure_serving_model, is_switching, try_complete_switch
 from search.models import Chunk, IndexState
 from search.statistics.scopes import page_scope
 from search.statistics.term_statistics import refresh_after_indexing

@@ -21,8 +21,8 @@ from django.db import connection
 
 from handbook.answer_units import RULES_VERSION, chunk_units, revision_units
 from handbook.models import Page
-from search.indexing.embedders import bulk_slices, passages_in_slices
-from search.indexing.model_switch import query_embedder
+from search.embedding.embedders import bulk_slices, passages_in_slices
+from search.embedding.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
 
 

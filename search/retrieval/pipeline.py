@@ -26,13 +26,13 @@ from search.decisions.query import (
     stand_out,
     vector_floors,
 )
-from search.indexing.model_switch import query_embedder
+from search.embedding.model_switch import query_embedder
+from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.retrieval import parallel
 from search.retrieval.crosslang import centred_query, merge_partitions, partition_leg
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
-from search.retrieval.off_topic import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import shares_words, unheld_words

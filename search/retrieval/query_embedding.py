@@ -12,7 +12,7 @@ import logging
 
 from django.core.cache import cache
 
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 
 TTL_S = 24 * 3600
 logger = logging.getLogger(__name__)

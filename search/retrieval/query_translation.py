@@ -77,7 +77,7 @@ def query_translations(
 def _word_translation(
     text: str, source: str, target: str, embedder: Any = None, *, reader: Any = None, owner: Any = None
 ) -> str | None:
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.statistics.word_translation import translate_words
 
     embedder = embedder or query_embedder()

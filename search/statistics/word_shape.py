@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from core.text import STOPWORDS, words
+from search.embedding.sentence_sets import EVERYDAY
 
 # A word is a word when fewer than this share of its letter triples (with its start and end marked)
 # appear in no known word. Measured on the dev questions (bench/no_match.py prints the words it
@@ -41,8 +42,6 @@ def vocabulary_triples(vocabulary: Iterable[str]) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def everyday_triples() -> frozenset[str]:
     """Letter triples of the shipped everyday text: the stop words and the off-topic sentences."""
-    from search.retrieval.off_topic import EVERYDAY
-
     everyday = {w for sentence in EVERYDAY.sentences() for w in words(sentence)}
     for stop in STOPWORDS.values():
         everyday |= set(stop)

@@ -36,7 +36,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 from search.statistics import stamps, word_vectors
 from search.statistics.scopes import EVERYTHING, Reader
 from search.statistics.stamps import parse_scope_key, scope_key  # noqa: F401 - the vocabulary's scope keys
@@ -238,7 +238,7 @@ def reader_version(reader: Reader, embedder: Embedder | None = None) -> dict | N
     """
     version = _version()
     if embedder is None:
-        from search.indexing.model_switch import query_embedder
+        from search.embedding.model_switch import query_embedder
 
         embedder = query_embedder()
     if embedder is None or (version and version.get("model") != embedder.model_name):

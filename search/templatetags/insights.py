@@ -17,7 +17,7 @@ def sees_insights(user: Any) -> bool:
     if cached is None:
         from django.db import DatabaseError
 
-        from search.gaps.selectors import can_view_insights
+        from search.insights.selectors import can_view_insights
 
         try:
             cached = can_view_insights(user)

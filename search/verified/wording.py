@@ -1,5 +1,5 @@
 """How a verified answer's wording is compared with a reader's question: the same-question rule
-Insights groups by (``search/same_question.py``), over the vector retrieval computes for it."""
+Insights groups by (``search/decisions/same_question.py``), over the vector retrieval computes for it."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import hashlib
 import logging
 import unicodedata
 
-from search.indexing.model_switch import query_embedder
+from search.decisions.same_question import fold, similarity_threshold
+from search.embedding.model_switch import query_embedder
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
-from search.same_question import fold, similarity_threshold
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from handbook.models import Page, PageViewDay
 from handbook.page_views import page_view_record, page_views_purge
-from handbook.review.selectors import pages_not_viewed
-from search.insights import logs_purge
+from search.insights.logs import logs_purge
+from search.insights.pages_to_review import pages_not_viewed
 
 pytestmark = pytest.mark.django_db
 

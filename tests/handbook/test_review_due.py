@@ -14,9 +14,9 @@ from django.contrib.auth.models import Group
 from django.core import mail
 
 from handbook.models import Page
-from handbook.review.selectors import pages_to_review
 from handbook.review_digest import review_digests_send
 from handbook.tasks import send_review_digests
+from search.insights.pages_to_review import pages_to_review
 
 pytestmark = pytest.mark.django_db
 

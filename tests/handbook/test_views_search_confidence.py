@@ -15,7 +15,7 @@ from django.test import Client
 
 from search.decisions.policy import Decision
 from search.decisions.query import PAGE_FEATURES, QueryFeatures, decide_query
-from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.embedding.embedders import LOCAL_MODEL_NAME
 from search.retrieval.confidence import confident_count
 from search.retrieval.hits import ChunkHit, PageHit, Retrieval
 from search.retrieval.query import parse_query

@@ -14,7 +14,7 @@ from search.ask import extractive as extractive_answer
 from search.ask.answers import answer_question
 from search.decisions.answer import ANSWER, answer_decision
 from search.decisions.policy import Decision, forget, policy_for
-from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.embedding.embedders import LOCAL_MODEL_NAME
 from search.models import DecisionPolicy
 
 DEMO = Path(__file__).resolve().parents[2] / "handbook" / "demo"

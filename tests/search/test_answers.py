@@ -273,7 +273,7 @@ def test_near_miss_question_is_declined_by_the_sentence_check(make_space, make_p
 @pytest.mark.django_db
 def test_sentence_check_failure_keeps_the_passage_decision(handbook, monkeypatch):
     """An embedding provider failing during the sentence check never turns an answer into a refusal."""
-    from search.indexing.embedders import EmbeddingError, LocalE5Embedder
+    from search.embedding.embedders import EmbeddingError, LocalE5Embedder
 
     def broken(self, texts):  # type: ignore[no-untyped-def]
         raise EmbeddingError("provider down")
@@ -292,7 +292,7 @@ def test_units_not_stored_yet_are_embedded_once_per_model_and_text(handbook, mon
     """A page saved a moment ago has no stored unit vectors yet: Ask embeds its units, once."""
     from django.core.cache import cache
 
-    from search.indexing.embedders import LocalE5Embedder
+    from search.embedding.embedders import LocalE5Embedder
     from search.models import UnitVector
 
     question = "How many days of annual leave do I get?"

@@ -1,6 +1,6 @@
 """Bulk indexing at the embedder's speed: groups of pages share full batches, and an
 OpenAI-compatible endpoint gets several requests at once (search/indexing/pipeline.py,
-search/indexing/embedders.py)."""
+search/embedding/embedders.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from search.indexing.embedders import EmbeddingError, get_embedder, passages_in_slices
+from search.embedding.embedders import EmbeddingError, get_embedder, passages_in_slices
 from search.indexing.pipeline import pages_reindex
 from search.models import Chunk, IndexState, UnitVector
 
@@ -150,7 +150,7 @@ def test_a_group_reports_pages_gone_or_unpublished_and_indexes_the_rest(make_spa
 
 
 def test_an_endpoint_failure_marks_the_group_failed_and_keeps_keyword_search(make_space, make_page, settings):  # type: ignore[no-untyped-def]
-    from search.indexing.embedders import EmbeddingError
+    from search.embedding.embedders import EmbeddingError
 
     space = make_space("rules")
     pages = [make_page(space, f"Rule {n}", _body(n), index=False) for n in range(2)]

@@ -100,7 +100,7 @@ def test_one_scan_exact_lists_match_the_separate_scans(bilingual, make_space, ma
     """Exact mode computes the plain and the centred distances in one pass: same lists as two scans."""
     from django.core.cache import cache
 
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.retrieval.hits import Filters
     from search.retrieval.vector import exact_vector_lists, vector_leg
     from search.retrieval.visibility import VisiblePages
@@ -143,7 +143,7 @@ def test_query_language_list_from_the_plain_walk_matches_its_own_walk(bilingual,
     again. With every chunk within the walk's depth, it is exactly that partition's own walk."""
     from django.core.cache import cache
 
-    from search.indexing.embedders import get_embedder
+    from search.embedding.embedders import get_embedder
     from search.retrieval import pipeline
     from search.retrieval.hits import Filters
     from search.retrieval.vector import vector_leg, walk_with_native_partition

@@ -22,7 +22,7 @@ from search.decisions.query import (
     stand_out,
     vector_floors,
 )
-from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.embedding.embedders import LOCAL_MODEL_NAME
 
 # A decision whose logit is 10 × (nearest − everyday) − 2 + 3·words − 1.5·unheld: easy to reason about.
 DECISION = Decision(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from search.indexing.embedders import LOCAL_MODEL_NAME
-from search.indexing.model_switch import serving_model
+from search.embedding.embedders import LOCAL_MODEL_NAME
+from search.embedding.model_switch import serving_model
 from search.indexing.pipeline import page_reindex
 from search.models import Chunk
 from search.retrieval.pipeline import retrieve

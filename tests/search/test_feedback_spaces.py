@@ -11,7 +11,7 @@ import pytest
 from django.core.cache import cache
 
 from search.ask.feedback import FeedbackError, feedback_record
-from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
+from search.insights.selectors import insights_scope, rejected_answers, top_questions, unanswered
 from search.models import AskLog
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from search.decisions.query import QUERY, QueryFeatures
-from search.indexing.embedders import get_embedder
+from search.embedding.embedders import get_embedder
 from search.retrieval.hits import Filters
 from search.retrieval.pipeline import retrieve
 from search.retrieval.vector import vector_leg

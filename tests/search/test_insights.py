@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from search.insights import logs_purge
+from search.insights.logs import logs_purge
 from search.models import AskLog, SearchMiss
 
 pytestmark = pytest.mark.django_db

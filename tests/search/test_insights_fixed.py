@@ -12,9 +12,9 @@ from django.core.cache import cache
 
 from handbook.services import page_create, page_save
 from search.ask.answers import answer_question
-from search.gaps import fixes
-from search.gaps.selectors import insights_scope, unanswered
-from search.gaps.visibility import MIN_ASKERS
+from search.insights import fixes
+from search.insights.selectors import insights_scope, unanswered
+from search.insights.visibility import MIN_ASKERS
 from search.models import AskLog
 
 pytestmark = pytest.mark.django_db

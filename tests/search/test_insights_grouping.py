@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from search.gaps.grouping import Mention, fold, group_mentions
+from search.insights.grouping import Mention, fold, group_mentions
 from search.models import AskLog
 
 NOW = timezone.now()

@@ -155,7 +155,7 @@ def test_a_reader_has_no_insights_link_and_cannot_open_the_page(client, world):
 
 
 def test_near_duplicate_wordings_are_counted_together(client, world):
-    from search.gaps.selectors import insights_scope, unanswered
+    from search.insights.selectors import insights_scope, unanswered
 
     groups = unanswered(insights_scope(world.editor_a))
     charge = [g for g in groups if "electric car" in g.group.text.lower()]
@@ -175,7 +175,7 @@ def test_the_page_speaks_french(client, world):
 
 
 def test_what_people_look_for_counts_questions_per_space(client, world):
-    from search.gaps.selectors import insights_scope, top_questions
+    from search.insights.selectors import insights_scope, top_questions
 
     top = top_questions(insights_scope(world.editor_a))
     assert [entry.space.slug for entry in top] == ["facilities"]

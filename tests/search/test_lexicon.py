@@ -130,7 +130,7 @@ def test_untranslatable_words_and_one_language_handbooks(make_space, make_page, 
 
 @pytest.mark.django_db
 def test_sweep_queues_a_rebuild_only_when_stale(bilingual):
-    from search.indexing.embedders import local_embedder
+    from search.embedding.embedders import local_embedder
 
     model = local_embedder().model_name
     assert lexicon.lexicon_is_stale(model)  # never built
@@ -162,7 +162,7 @@ def test_a_keyboard_mash_gets_no_translation_and_finds_nothing(bilingual, make_s
     formats = "# Formats\n\nLes fichiers xyz et les options opt sont acceptés ; le code w3c aussi."
     make_page(make_space("formats", viewers=("staff",)), "Formats", formats, language="fr", ref="formats")
     lexicon_build()
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
 
     embedder = query_embedder()
     for mash in ("zzzz", "optdq", "wq0x3"):

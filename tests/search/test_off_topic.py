@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from search.indexing.embedders import local_embedder
-from search.retrieval import off_topic
+from search.embedding import sentence_sets
+from search.embedding.embedders import local_embedder
 
 
-@pytest.mark.parametrize("sentence_set", off_topic.SETS, ids=lambda s: s.name)
-def test_the_shipped_vectors_are_those_of_the_sentences_as_written(sentence_set: off_topic.SentenceSet) -> None:
+@pytest.mark.parametrize("sentence_set", sentence_sets.SETS, ids=lambda s: s.name)
+def test_the_shipped_vectors_are_those_of_the_sentences_as_written(sentence_set: sentence_sets.SentenceSet) -> None:
     """GIVEN a sentences file and the local model THEN the shipped vectors were computed from exactly
-    these sentences (edit them, then run ``python -m search.retrieval.off_topic``) and equal a fresh
+    these sentences (edit them, then run ``python -m search.embedding.sentence_sets``) and equal a fresh
     embedding of them."""
     embedder = local_embedder()
     path = sentence_set.shipped_path(embedder.model_name)
@@ -30,7 +30,7 @@ def test_the_shipped_vectors_are_those_of_the_sentences_as_written(sentence_set:
 def test_workplace_subjects_are_not_among_the_sentences() -> None:
     """A sentence on a handbook subject would turn real questions away."""
     words = {"leave", "congé", "congés", "expense", "salary", "salaire", "password", "badge", "manager", "laptop"}
-    for sentence in off_topic.EVERYDAY.sentences():
+    for sentence in sentence_sets.EVERYDAY.sentences():
         assert not words & set(sentence.lower().replace("?", " ").split()), sentence
 
 
@@ -38,7 +38,7 @@ def test_an_other_subject_is_nearer_its_sentences_than_a_handbook_question() -> 
     embedder = local_embedder()
 
     def nearest(text: str) -> float:
-        return off_topic.EVERYDAY.nearest(embedder.embed_query(text), embedder)
+        return sentence_sets.EVERYDAY.nearest(embedder.embed_query(text), embedder)
 
     assert nearest("how long do cats live") > nearest("how many days of annual leave do I get")
     assert nearest("recette de la blanquette de veau") > nearest("comment poser mes congés payés")
@@ -51,19 +51,20 @@ def test_a_work_question_is_nearer_the_workplace_sentences_and_another_subject_t
         ("combien de jours de télétravail par semaine", "comment tailler un rosier"),
     ):
         work_vector, other_vector = embedder.embed_query(work), embedder.embed_query(other)
-        assert off_topic.WORKPLACE.nearest(work_vector, embedder) > off_topic.EVERYDAY.nearest(work_vector, embedder)
-        assert off_topic.WORKPLACE.nearest(other_vector, embedder) < off_topic.EVERYDAY.nearest(other_vector, embedder)
+        workplace, everyday = sentence_sets.WORKPLACE, sentence_sets.EVERYDAY
+        assert workplace.nearest(work_vector, embedder) > everyday.nearest(work_vector, embedder)
+        assert workplace.nearest(other_vector, embedder) < everyday.nearest(other_vector, embedder)
 
 
 def test_the_sets_of_queries_are_the_calibration_queries_embedded_as_queries() -> None:
     """The handbook questions and other-subject queries are the calibration material's own lines,
     each once, and their vectors are query vectors (e5 embeds a query unlike the same passage)."""
-    questions = off_topic.HANDBOOK_QUESTIONS.sentences()
+    questions = sentence_sets.HANDBOOK_QUESTIONS.sentences()
     assert "How many days of annual leave do I get?" in questions and len(set(questions)) == len(questions)
-    others = off_topic.OTHER_QUERIES.sentences()
+    others = sentence_sets.OTHER_QUERIES.sentences()
     assert "How long should I boil an egg for a runny yolk?" in others
     embedder = local_embedder()
-    vector = np.asarray(off_topic.HANDBOOK_QUESTIONS.vectors(embedder)[0])
+    vector = np.asarray(sentence_sets.HANDBOOK_QUESTIONS.vectors(embedder)[0])
     as_query = np.asarray(embedder.embed_query(questions[0]), dtype=np.float32)
     as_passage = np.asarray(embedder.embed_passages([questions[0]])[0], dtype=np.float32)
     assert float(vector @ as_query / np.linalg.norm(as_query)) > 0.999
@@ -76,7 +77,7 @@ def test_nearest_leaves_out_the_sentences_it_is_told_to() -> None:
     embedder = local_embedder()
     question = "How many days of annual leave do I get?"
     vector = embedder.embed_query(question)
-    assert off_topic.HANDBOOK_QUESTIONS.nearest(vector, embedder) > 0.999
-    assert off_topic.HANDBOOK_QUESTIONS.nearest(vector, embedder, leaving_out=frozenset({question})) < 0.99
-    everything = frozenset(off_topic.HANDBOOK_QUESTIONS.sentences())
-    assert off_topic.HANDBOOK_QUESTIONS.nearest(vector, embedder, leaving_out=everything) == -1.0
+    assert sentence_sets.HANDBOOK_QUESTIONS.nearest(vector, embedder) > 0.999
+    assert sentence_sets.HANDBOOK_QUESTIONS.nearest(vector, embedder, leaving_out=frozenset({question})) < 0.99
+    everything = frozenset(sentence_sets.HANDBOOK_QUESTIONS.sentences())
+    assert sentence_sets.HANDBOOK_QUESTIONS.nearest(vector, embedder, leaving_out=everything) == -1.0

@@ -94,7 +94,7 @@ def test_language_partitions_walk_side_by_side_and_merge_into_one_list(world, mo
     every_neighbour()
 
     from core.text import detect_language
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
     from search.retrieval import crosslang
     from tests.readers import visible_page_ids
 

@@ -8,7 +8,7 @@ import pytest
 
 from search.ask import quote_learning
 from search.ask.answers import answer_question
-from search.indexing.embedders import LOCAL_MODEL_NAME
+from search.embedding.embedders import LOCAL_MODEL_NAME
 from search.models import QuoteRankerFit
 from search.verified.selectors import picker_sections
 from search.verified.services import verify_answer

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from handbook.models import Page
-from search.gaps.rejected_pages import rejected_pages
+from search.insights.rejected_pages import rejected_pages
 from search.models import AskLog
 
 pytestmark = pytest.mark.django_db

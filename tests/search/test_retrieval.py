@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from search.indexing.embedders import get_embedder
+from search.embedding.embedders import get_embedder
 from search.models import Chunk
 from search.retrieval.hits import Filters
 from search.retrieval.pipeline import retrieve

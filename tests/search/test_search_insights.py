@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 from django.core.cache import cache
 
-from search.gaps.searches import top_searches
-from search.gaps.selectors import insights_scope
-from search.insights import search_click_record, search_log_record
+from search.insights.logs import search_click_record, search_log_record
+from search.insights.searches import top_searches
+from search.insights.selectors import insights_scope
 
 pytestmark = pytest.mark.django_db
 

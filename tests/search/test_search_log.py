@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from django.utils import timezone
 
-from search.insights import logs_purge, search_click_record, search_log_record
+from search.insights.logs import logs_purge, search_click_record, search_log_record
 from search.models import SearchClick, SearchLog, SearchMiss
 
 pytestmark = pytest.mark.django_db

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from openai import OpenAI
 
-from search.indexing.embedders import OpenAIEmbedder, get_embedder, local_embedder
-from search.retrieval.off_topic import HANDBOOK_QUESTIONS, WORKPLACE
+from search.embedding.embedders import OpenAIEmbedder, get_embedder, local_embedder
+from search.embedding.sentence_sets import HANDBOOK_QUESTIONS, WORKPLACE
 from tests.second_model import transform
 
 CATS = "how long do cats live"

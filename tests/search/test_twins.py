@@ -15,8 +15,8 @@ from handbook.translations.services import translation_link, translation_unlink
 from search.ask.passages import passages_for
 from search.hit_list import search_json
 from search.retrieval.hits import ChunkHit, PageHit
+from search.retrieval.twins import collapse_twins
 from search.selectors import search_pages
-from search.twins import collapse_twins
 
 pytestmark = pytest.mark.django_db
 

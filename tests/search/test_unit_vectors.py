@@ -7,7 +7,7 @@ import pytest
 from handbook.answer_units import chunk_units, revision_units
 from handbook.services import page_save
 from search.ask.answers import answer_question
-from search.indexing.embedders import LocalE5Embedder, local_embedder
+from search.embedding.embedders import LocalE5Embedder, local_embedder
 from search.indexing.unit_vectors import _insert, page_units_embed, text_hash, units_mark
 from search.models import Chunk, IndexState, UnitVector
 

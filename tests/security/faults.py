@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 def inconsistent_pages() -> list[int]:
     """Published pages whose index does not match their published revision (plus leftovers)."""
     from handbook.models import Page
+    from search.embedding.model_switch import serving_model
     from search.indexing.chunking import chunk_markdown
-    from search.indexing.model_switch import serving_model
     from search.models import Chunk
 
     model = serving_model()

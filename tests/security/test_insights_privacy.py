@@ -13,8 +13,8 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from search.gaps.rejected_pages import rejected_pages
-from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
+from search.insights.rejected_pages import rejected_pages
+from search.insights.selectors import insights_scope, rejected_answers, top_questions, unanswered
 from search.models import AskLog
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 GARAGE = "# Parking\n\nThe garage under building B has forty spaces.\n"
 GATE = "# Gate\n\nThe gatecodesecret is 1234.\n"
 BANDS = "# Salary bands\n\nThe bandsecret grid of engineering levels.\n"
-MIN_ASKERS = 3  # search.gaps.visibility.MIN_ASKERS (checked below)
+MIN_ASKERS = 3  # search.insights.visibility.MIN_ASKERS (checked below)
 
 
 @pytest.fixture(autouse=True)
@@ -132,7 +132,7 @@ def test_a_question_that_matched_nothing_is_shown_once_several_people_asked_it(w
 
 
 def test_the_askers_threshold_is_the_stated_one():
-    from search.gaps import visibility
+    from search.insights import visibility
 
     assert visibility.MIN_ASKERS == MIN_ASKERS
 
@@ -182,7 +182,7 @@ def _everything(client: Any, user: Any) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("where", ["restricted page of their space", "page of a space they cannot read"])
 def test_insights_do_not_change_with_content_the_editor_cannot_read(client, world, make_page, monkeypatch, where):
-    from search.gaps import selectors
+    from search.insights import selectors
 
     # Lists just long enough for what the editor may see: the newer questions they may not see must
     # be left out before the limit, not after it.

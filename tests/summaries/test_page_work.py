@@ -6,7 +6,7 @@ import pytest
 from celery.exceptions import Retry
 
 from handbook.page_work import registered
-from search.indexing.embedders import EmbeddingError
+from search.embedding.embedders import EmbeddingError
 from search.models import IndexState
 from summaries.models import Summary
 

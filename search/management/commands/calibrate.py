@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from search.calibration.calibration_set import CalibrationDataError
 from search.calibration.services import calibrate, write_shipped
-from search.indexing.embedders import LOCAL_MODEL_NAME, get_embedder
+from search.embedding.embedders import LOCAL_MODEL_NAME, get_embedder
 
 
 class Command(BaseCommand):

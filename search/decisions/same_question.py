@@ -3,7 +3,7 @@ punctuation), or question vectors close enough under the serving embedding model
 cosine fitted per model (``search/calibration/same_question_fit.py``, stored in its policy).
 Without a policy for the model, only the same folded wording is the same question.
 
-One rule for the Insights grouping (``search/gaps/grouping.py``) and verified answers
+One rule for the Insights grouping (``search/insights/grouping.py``) and verified answers
 (``search/verified/``), so a question Insights counts as one is the one a verified answer answers.
 """
 

@@ -1,6 +1,6 @@
 """The Insights page: what the handbook fails to answer, for the editors of the spaces concerned.
 
-Thin: who may look and what they see is decided in ``search.gaps.selectors``.
+Thin: who may look and what they see is decided in ``search.insights.selectors``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from handbook.approvals.selectors import waiting_for
-from handbook.review.selectors import pages_not_viewed, pages_to_review
-from search.gaps.rejected_pages import rejected_pages
-from search.gaps.searches import top_searches
-from search.gaps.selectors import insights_scope, rejected_answers, top_questions, unanswered
+from search.insights.pages_to_review import pages_not_viewed, pages_to_review
+from search.insights.rejected_pages import rejected_pages
+from search.insights.searches import top_searches
+from search.insights.selectors import insights_scope, rejected_answers, top_questions, unanswered
 from search.verified.selectors import verified_insights
 
 

@@ -2,7 +2,7 @@
 whose first results included a page of that space the viewer may read, how often a result of
 the space was opened, and the pages most opened from search.
 
-Like the rest of Insights (``search/gaps/selectors.py``): no person is ever shown, only spaces the
+Like the rest of Insights (``search/insights/selectors.py``): no person is ever shown, only spaces the
 viewer edits are listed (superusers: all), and a search counts for a space only through pages the
 viewer may read (``Page.objects.visible_to``), so a query whose only result there is a page hidden
 from them is not shown, and neither is that page.
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from handbook.models import Page, Space
-from search.gaps.grouping import fold
-from search.gaps.selectors import Scope
+from search.insights.grouping import fold
+from search.insights.selectors import Scope
 from search.models import SearchClick, SearchLog
 
 MAX_ROWS = 2000  # the most recent searches read

@@ -18,7 +18,7 @@ from datetime import datetime
 import numpy as np
 from django.core.cache import cache
 
-from search.same_question import fold, similarity_threshold
+from search.decisions.same_question import fold, similarity_threshold
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class Group:
 
 
 def _embedder():
-    from search.indexing.model_switch import query_embedder
+    from search.embedding.model_switch import query_embedder
 
     try:
         return query_embedder()

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from handbook.models import Page
-from search.gaps.grouping import Group
+from search.insights.grouping import Group
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ A page is listed when an Ask answer citing it (``AskLog.citations`` holds page r
 owner, its owner group's members, or its space's editors when it has no owner; superusers: all),
 and only when they may read it (``Page.objects.visible_to``). Counts and the last answer's date
 only: no comment, no question, no person (those are in "Answers readers rejected"). Only answers
-whose question the viewer may see count (every passage page readable: ``search.gaps.visibility``),
+whose question the viewer may see count (every passage page readable: ``search.insights.visibility``),
 so a page hidden from them never moves a count or a date.
 """
 
@@ -20,8 +20,9 @@ from django.db.models.functions import JSONObject
 
 from core.users import is_active_user
 from handbook.models import Page
-from handbook.review.selectors import MAX_TO_REVIEW, answered_for
-from search.gaps.visibility import readable_passages_q
+from handbook.review.selectors import answered_for
+from search.insights.pages_to_review import MAX_TO_REVIEW
+from search.insights.visibility import readable_passages_q
 from search.models import AskLog
 
 

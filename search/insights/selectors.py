@@ -3,7 +3,7 @@
 Privacy and permissions (README, "Insights and privacy"):
 
 - Only editors of at least one space and superusers see the page; no person is ever named.
-- Which asked questions a viewer may see is ``search.gaps.visibility``: those whose passages came
+- Which asked questions a viewer may see is ``search.insights.visibility``: those whose passages came
   from pages the viewer may ALL read, with one in a space they edit; those that matched nothing once
   several people asked them; superusers: all. Searches that found nothing (no person is kept) are
   shown to every editor.
@@ -26,9 +26,9 @@ from django.db.models.functions import Coalesce
 
 from core.users import is_active_user
 from handbook.models import Page, Space
-from search.gaps.fixes import Fix, possible_fixes
-from search.gaps.grouping import Group, Mention, group_mentions
-from search.gaps.visibility import asks_shown
+from search.insights.fixes import Fix, possible_fixes
+from search.insights.grouping import Group, Mention, group_mentions
+from search.insights.visibility import asks_shown
 from search.models import AskLog, SearchMiss
 
 MAX_ROWS = 2000  # the most recent questions (and searches) read per list
@@ -67,7 +67,7 @@ def can_view_insights(user: Any) -> bool:
 
 
 def _asks_for(scope: Scope) -> Any:
-    """Ask log rows the viewer may see (``search.gaps.visibility``)."""
+    """Ask log rows the viewer may see (``search.insights.visibility``)."""
     return asks_shown(scope.user, superuser=scope.superuser, space_ids=scope.space_ids)
 
 
@@ -81,7 +81,7 @@ def _outcome(mode: str, helpful: bool | None) -> str:
 class UnansweredGroup:
     group: Group
     spaces: list[Space]
-    fix: Fix | None = None  # a page published since that may answer it (search/gaps/fixes.py)
+    fix: Fix | None = None  # a page published since that may answer it (search/insights/fixes.py)
 
 
 def unanswered(scope: Scope) -> list[UnansweredGroup]:
@@ -169,7 +169,7 @@ def _pages_sql(pages: Any) -> tuple[str, tuple[Any, ...]] | None:
 
 def _rejected_rows(scope: Scope, user: Any) -> Any:
     """Ask log rows rated "not helpful" that reach this viewer, each marked ``by_passages`` when it
-    passes the Insights rule (``search.gaps.visibility``) and not only because it names a space.
+    passes the Insights rule (``search.insights.visibility``) and not only because it names a space.
 
     - Answers citing a page the viewer may read in a space they edit, and no-answers whose passages
       came from one: only when the viewer may read every passage page (the rule).

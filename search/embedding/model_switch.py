@@ -14,7 +14,7 @@ import logging
 from celery import current_app
 from django.db import connection, transaction
 
-from search.indexing.embedders import Embedder, get_embedder, local_embedder
+from search.embedding.embedders import Embedder, get_embedder, local_embedder
 from search.models import Chunk, IndexSettings
 
 logger = logging.getLogger(__name__)

@@ -1,5 +1,9 @@
 """Sentences on everyday subjects and on workplace subjects, to tell a query on another subject.
 
+Fixed text shipped with the product and its vectors under each embedding model, hence here beside the
+embedders: retrieval and calibration read the nearest sentence of each set, and the everyday sentences
+are known words to ``search/statistics/word_shape.py``.
+
 Multilingual e5 puts any two texts close: a question on another subject ("how long do cats live",
 "recette de la blanquette") has a nearest handbook chunk as close as many real questions, so a
 similarity alone cannot tell it from one. What does: such a question is closer still to a
@@ -14,7 +18,7 @@ either. The query's nearest sentence of each set is a feature of the fitted quer
 
 The sentences are fixed text, so the features depend on the query alone, never on pages a reader
 cannot read. Their vectors are a property of the model: those of the local model ship in
-``data/<set>.<model>.npz`` (``python -m search.retrieval.off_topic`` writes them again after the
+``data/<set>.<model>.npz`` (``python -m search.embedding.sentence_sets`` writes them again after the
 sentences change); another model's are computed once per process.
 """
 
@@ -32,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from search.indexing.embedders import Embedder
+from search.embedding.embedders import Embedder
 
 logger = logging.getLogger(__name__)
 
@@ -138,14 +142,14 @@ def _normalised(vectors: Sequence[Sequence[float]]) -> np.ndarray:
     return array / np.where(norms == 0, 1, norms)
 
 
-if __name__ == "__main__":  # python -m search.retrieval.off_topic: after editing data/off_topic.txt
+if __name__ == "__main__":  # python -m search.embedding.sentence_sets: after editing data/off_topic.txt
     import os
 
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
-    from search.indexing.embedders import local_embedder
+    from search.embedding.embedders import local_embedder
 
     for sentence_set in SETS:
         print(f"wrote {sentence_set.write_shipped(local_embedder())}")

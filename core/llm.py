@@ -24,9 +24,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from django.conf import settings
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
+from tenacity.stop import stop_base
 
 from core.ratelimit import allow
 
@@ -47,6 +56,10 @@ class LLMTimeout(LLMUnavailable):
 
 class LLMRateLimited(LLMUnavailable):
     """A limit on LLM calls per minute was reached: nothing was sent."""
+
+
+class _MalformedReply(LLMError):
+    """The model answered, but not with a JSON object: worth asking again."""
 
 
 T = TypeVar("T")
@@ -85,13 +98,13 @@ def _parse_json_object(content: str) -> dict[str, Any]:
         text = text[text.find("{") :] if "{" in text else text
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
-        raise LLMError("reply is not a JSON object")
+        raise _MalformedReply("reply is not a JSON object")
     try:
         value = json.loads(text[start : end + 1])
     except json.JSONDecodeError as exc:
-        raise LLMError(f"reply is not valid JSON: {exc.msg}") from exc
+        raise _MalformedReply(f"reply is not valid JSON: {exc.msg}") from exc
     if not isinstance(value, dict):
-        raise LLMError("reply is not a JSON object")
+        raise _MalformedReply("reply is not a JSON object")
     return value
 
 
@@ -182,24 +195,46 @@ def _create(
         except openai.OpenAIError as exc:
             raise provider_error(exc) from exc
     retries = settings.LLM_MAX_RETRIES if max_retries is None else max_retries
-    for retry in range(retries + 1):
+
+    def attempt() -> Any:
         api = client().with_options(timeout=_call_timeout(deadline), max_retries=0)  # LLMTimeout when spent
         reserve_call(purpose, user_id)
         try:
             return _by_deadline(partial(api.chat.completions.create, **request), deadline)
         except openai.OpenAIError as exc:
-            error = provider_error(exc)
-            pause = min(8.0, 0.5 * 2**retry)
-            if (
-                retry == retries
-                or isinstance(error, LLMTimeout)
-                or not isinstance(error, LLMUnavailable)
-                or time.monotonic() + pause >= deadline
-            ):
-                raise error from exc
-            logger.info("LLM call failed (%s); retrying in %.1f s", error, pause)
-        time.sleep(pause)
-    raise AssertionError("unreachable")
+            raise provider_error(exc) from exc
+
+    retrying = Retrying(
+        retry=retry_if_exception(_is_transient),
+        # 0.5, 1, 2, 4, 8, 8 ... s
+        wait=wait_exponential(multiplier=0.5, exp_base=2, max=8.0),
+        stop=stop_after_attempt(retries + 1) | _NoRoomBeforeDeadline(deadline),
+        before_sleep=_log_retry,
+        reraise=True,  # the provider's error as mapped, not tenacity's RetryError
+    )
+    return retrying(attempt)
+
+
+def _is_transient(exc: BaseException) -> bool:
+    """Worth another call: the provider was unreachable or overloaded. Not a timeout (the provider
+    is slow, not flaky), not our own call limit (nothing was sent), not a refused request."""
+    return isinstance(exc, LLMUnavailable) and not isinstance(exc, (LLMTimeout, LLMRateLimited))
+
+
+class _NoRoomBeforeDeadline(stop_base):
+    """Stop when the pause before the next call would reach ``deadline``: the caller has given up
+    by then, and nothing should keep calling on its behalf."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return time.monotonic() + retry_state.upcoming_sleep >= self.deadline
+
+
+def _log_retry(retry_state: RetryCallState) -> None:
+    error = retry_state.outcome.exception() if retry_state.outcome else None
+    logger.info("LLM call failed (%s); retrying in %.1f s", error, retry_state.upcoming_sleep)
 
 
 def chat_json(
@@ -225,16 +260,29 @@ def chat_json(
         "max_tokens": max_tokens,
         "response_format": {"type": "json_object"},
     }
-    last_error: Exception | None = None
-    for attempt in range(1, attempts + 1):
+
+    def ask() -> dict[str, Any]:
         response = _create(request, purpose=purpose, user_id=user_id, deadline=deadline, max_retries=max_retries)
         content = (response.choices[0].message.content or "") if response.choices else ""
-        try:
-            return _parse_json_object(content)
-        except LLMError as exc:
-            last_error = exc
-            logger.warning("LLM reply malformed (attempt %d/%d): %s", attempt, attempts, exc)
-    raise LLMError(str(last_error))
+        return _parse_json_object(content)  # _MalformedReply: asked again
+
+    def log_malformed(retry_state: RetryCallState) -> None:
+        error = retry_state.outcome.exception() if retry_state.outcome else None
+        logger.warning("LLM reply malformed (attempt %d/%d): %s", retry_state.attempt_number, attempts, error)
+
+    def give_up(retry_state: RetryCallState) -> NoReturn:
+        error = retry_state.outcome.exception() if retry_state.outcome else None
+        raise LLMError(str(error))
+
+    # Only malformed replies are asked again here; the provider's failures were retried, where
+    # they could be, by _create and end the question.
+    retrying = Retrying(
+        retry=retry_if_exception_type(_MalformedReply),
+        stop=stop_after_attempt(attempts),
+        after=log_malformed,
+        retry_error_callback=give_up,
+    )
+    return retrying(ask)
 
 
 def chat_stream(

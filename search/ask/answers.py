@@ -250,7 +250,9 @@ def answer_question(
         check_rate_limit(user)
     language = detect_language(question)
     retrieval, passages = passages_for(question, user)
-    verified = verified_for_asker(user, question, retrieval.query_vector, retrieval.embedder, remember=log)
+    verified = verified_for_asker(
+        user, question, retrieval.query_vector, retrieval.embedder, remember=log, passages=passages
+    )
     mode = "llm" if _uses_llm(use_llm) else "extractive"
     key = cache_key(question, passages, mode, getattr(user, "pk", None))
     answer = from_cache(key) if use_cache else None
@@ -291,7 +293,7 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
         return
     language = detect_language(question)
     retrieval, passages = passages_for(question, user)
-    verified = verified_for_asker(user, question, retrieval.query_vector, retrieval.embedder)
+    verified = verified_for_asker(user, question, retrieval.query_vector, retrieval.embedder, passages=passages)
     if verified is not None:  # shown while the model writes
         yield {"type": "verified", "verified": verified}
     if not _uses_llm(use_llm) or not passages:

@@ -68,7 +68,6 @@ def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embed
     asked = [*calibration.questions, *calibration.unanswerable]
     vectors = handbook.query_vectors([q.text for q in asked], embedder)
     out: list[_Question] = []
-    unit_vectors: dict[str, np.ndarray] = {}
     for question, vector in zip(asked, vectors, strict=True):
         similarities = handbook.vectors @ vector
         nearest = np.argsort(-similarities)[:PASSAGES_PER_QUESTION]
@@ -77,11 +76,8 @@ def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embed
             for n, i in enumerate(nearest)
         ]
         units = candidates(question.text, detect_language(question.text), passages)
-        missing = list(dict.fromkeys(c.unit.text for c in units if c.unit.text not in unit_vectors))
-        if missing:
-            unit_vectors.update(zip(missing, handbook.unit_rows(embedder.embed_passages(missing)), strict=True))
-        for c in units:
-            c.similarity = float(unit_vectors[c.unit.text] @ vector)
+        for c, unit_vector in zip(units, handbook.unit_vectors([c.unit.text for c in units], embedder), strict=True):
+            c.similarity = float(unit_vector @ vector)
         labels = [
             int(
                 question.passage == c.passage.ref

@@ -87,6 +87,7 @@ class CalibrationHandbook:
     idf: dict[str, float]
     means: dict[str, np.ndarray]
     asked: dict[str, np.ndarray] = field(default_factory=dict)  # query vectors, embedded once per fit
+    units: dict[str, np.ndarray] = field(default_factory=dict)  # answer-unit vectors, the same
 
     def query_vectors(self, texts: list[str], embedder: Embedder) -> np.ndarray:
         """Unit vectors of ``texts`` as queries (each embedded once for all the decisions' fits)."""
@@ -97,9 +98,14 @@ class CalibrationHandbook:
             return np.zeros((0, self.vectors.shape[1]), dtype=np.float32)
         return np.stack([self.asked[t] for t in texts])
 
-    @staticmethod
-    def unit_rows(vectors: list[list[float]]) -> np.ndarray:
-        return _unit(vectors)
+    def unit_vectors(self, texts: list[str], embedder: Embedder) -> np.ndarray:
+        """Unit vectors of answer units ``texts``, embedded as passages (as the index stores them), once per fit."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self.units))
+        if missing:
+            self.units.update(zip(missing, _unit(embedder.embed_passages(missing)), strict=True))
+        if not texts:
+            return np.zeros((0, self.vectors.shape[1]), dtype=np.float32)
+        return np.stack([self.units[t] for t in texts])
 
     def coverage_of(self, terms: set[str], passage: int) -> float:
         """The share of the query words' IDF passage number ``passage`` holds (as the keyword lists weigh)."""

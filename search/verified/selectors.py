@@ -9,23 +9,45 @@ answer, not which one is nearest, not how long it takes to find: only readable r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Protocol
 
+import numpy as np
 from django.db.models import Case, F, FloatField, Q, Value, When
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from handbook.answer_units import Unit, page_units, revision_units
+from handbook.answer_units import Unit, page_units, passage_units, revision_units
 from handbook.models import Page, Space
 from handbook.permissions import visible_page_ids_sql
+from search.indexing.unit_vectors import stored_unit_vectors
 from search.models import VerifiedAnswer, VerifiedQuestion
 from search.retrieval.pipeline import retrieve
-from search.verified.wording import fold, same_question_distance, unit_hash
+from search.verified.wording import fold, related_distance, same_question_distance, unit_hash
 
 MAX_CANDIDATE_PAGES = 8
+
+
+class AskPassage(Protocol):
+    """What the second look reads of one of Ask's passages (``search/ask/passages.Passage``)."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def chunk_id(self) -> int: ...
+    @property
+    def page_id(self) -> int: ...
+    @property
+    def revision_id(self) -> int: ...
+    @property
+    def anchor(self) -> str: ...
+    @property
+    def heading(self) -> str: ...
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass
@@ -79,7 +101,8 @@ def _live(today: date) -> Q:
 
 def _nearest(user: Any, question: str, vector: list[float] | None, model: str) -> VerifiedQuestion | None:
     """The editors' wording that asks ``question``, with its answer, page and editor: the same folded
-    wording first (the latest verified), else the nearest within the model's same-question distance.
+    wording first (the latest verified), else the nearest within the model's related distance (its
+    ``distance`` annotated: beyond the same-question distance, the caller takes a second look).
     One statement: the lookup runs before every Ask, and compiling a query costs more than running it."""
     # The pages the reader may read, as every read path filters them (the statement compiled once per
     # set of groups: building the queryset cost more than the lookup's SQL).
@@ -95,7 +118,7 @@ def _nearest(user: Any, question: str, vector: list[float] | None, model: str) -
     ).select_related("verified__page__published_revision", "verified__page__space", "verified__editor")
     if vector is None or not model:
         return rows.filter(folded=folded).order_by("-verified__verified_at").first()
-    near = Q(model=model, embedding__isnull=False, distance__lte=same_question_distance(model))
+    near = Q(model=model, embedding__isnull=False, distance__lte=related_distance(model))
     return (
         rows.annotate(distance=CosineDistance("embedding", vector))
         .filter(Q(folded=folded) | near)
@@ -106,14 +129,47 @@ def _nearest(user: Any, question: str, vector: list[float] | None, model: str) -
     )
 
 
-def verified_reply(user: Any, question: str, vector: list[float] | None, model: str) -> VerifiedReply | None:
-    """The verified answer ``user`` gets for ``question``, or None."""
+def verified_reply(
+    user: Any,
+    question: str,
+    vector: list[float] | None,
+    model: str,
+    passages: Sequence[AskPassage] = (),
+) -> VerifiedReply | None:
+    """The verified answer ``user`` gets for ``question``, or None. ``passages``: Ask's, for the second
+    look at a wording a little farther than the same question (none: no second look)."""
     wording = _nearest(user, question, vector, model)
     if wording is None:
         return None
+    same_wording = wording.folded == fold(question)
+    distance = getattr(wording, "distance", None)
+    farther = not same_wording and distance is not None and distance > same_question_distance(model)
+    if farther and (vector is None or not _finds_what_was_verified(wording.verified, vector, model, passages)):
+        return None
     reply = reply_for(wording.verified)
-    reply.same_wording = wording.folded == fold(question)
+    reply.same_wording = same_wording
     return reply
+
+
+def _finds_what_was_verified(
+    verified: VerifiedAnswer, vector: list[float], model: str, passages: Sequence[AskPassage]
+) -> bool:
+    """The second look: among the units of Ask's passages (all of them readable by the asker, whose
+    stored vectors are read), the one nearest the question is a unit the editor verified, on its page.
+    The question then asks what the verified answer answers, in words farther from the editor's."""
+    if not any(p.page_id == verified.page_id for p in passages):
+        return False
+    by_passage = passage_units(list(passages))
+    keys = [(p.chunk_id, u.text) for p in passages for u in by_passage.get(p.number, [])]
+    stored = stored_unit_vectors(keys, model)
+    if not stored:
+        return False
+    found = list(stored)
+    matrix = np.asarray([stored[key] for key in found], dtype=np.float32)
+    similarities = matrix @ np.asarray(vector, dtype=np.float32) / np.maximum(np.linalg.norm(matrix, axis=1), 1e-9)
+    chunk_id, text = found[int(np.argmax(similarities))]
+    on_page = {p.chunk_id for p in passages if p.page_id == verified.page_id}
+    return chunk_id in on_page and unit_hash(text) in {row["hash"] for row in verified.units}
 
 
 def reply_for(verified: VerifiedAnswer) -> VerifiedReply:

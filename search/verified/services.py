@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
@@ -15,7 +16,7 @@ from handbook.answer_units import Unit, page_units
 from handbook.models import Page, Space
 from handbook.permissions import can_edit, can_edit_space
 from search.models import VerifiedAnswer, VerifiedQuestion
-from search.verified.selectors import VerifiedReply, verified_reply
+from search.verified.selectors import AskPassage, VerifiedReply, verified_reply
 from search.verified.wording import clean_question, fold, question_vector, unit_hash
 
 logger = logging.getLogger(__name__)
@@ -161,13 +162,20 @@ def remember_wording(*, verified_id: int, question: str, vector: Any, model: str
 
 
 def verified_for_asker(
-    user: Any, question: str, vector: list[float] | None, embedder: Any, *, remember: bool = True
+    user: Any,
+    question: str,
+    vector: list[float] | None,
+    embedder: Any,
+    *,
+    remember: bool = True,
+    passages: Sequence[AskPassage] = (),
 ) -> VerifiedReply | None:
     """The verified answer Ask shows ``user`` first (``vector``: retrieval's question vector under
-    ``embedder``); a near wording that found it is remembered with the answer."""
+    ``embedder``; ``passages``: Ask's, for the second look); a near wording that found it is remembered
+    with the answer."""
     model = getattr(embedder, "model_name", "") if vector is not None else ""
     try:
-        reply = verified_reply(user, question, vector, model)
+        reply = verified_reply(user, question, vector, model, passages)
         if reply is not None and remember and not reply.same_wording:
             remember_wording(verified_id=reply.verified_id, question=question, vector=vector, model=model)
     except Exception:  # the normal answer still comes

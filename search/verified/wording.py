@@ -7,14 +7,14 @@ import hashlib
 import logging
 import unicodedata
 
-from search.decisions.same_question import fold, similarity_threshold
+from search.decisions.same_question import fold, related_threshold, similarity_threshold
 from search.embedding.model_switch import query_embedder
 from search.retrieval.query import parse_query
 from search.retrieval.query_embedding import query_embedding
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["clean_question", "fold", "question_vector", "same_question_distance", "unit_hash"]
+__all__ = ["clean_question", "fold", "question_vector", "related_distance", "same_question_distance", "unit_hash"]
 
 MAX_QUESTION_CHARS = 2000  # as Ask's
 
@@ -39,6 +39,12 @@ def unit_hash(text: str) -> str:
 def same_question_distance(model_name: str) -> float:
     """The largest cosine distance at which two wordings ask the same question, for this model."""
     return 1.0 - similarity_threshold(model_name)
+
+
+def related_distance(model_name: str) -> float:
+    """The largest cosine distance at which a wording asks the same question if, besides, what the new
+    wording finds nearest among Ask's passages is a unit its editor verified."""
+    return 1.0 - related_threshold(model_name)
 
 
 def question_vector(question: str) -> tuple[list[float] | None, str]:

@@ -133,6 +133,8 @@ def test_calibrate_fits_the_model_s_policy_and_search_uses_it(second_model, hand
     policy = policy_for(second_model.model)
     assert policy is not None and policy.source == "calibrated" and policy.get("query") is not None
     assert stored.decisions["query"]["thresholds"]["clearly_off"] <= stored.decisions["query"]["thresholds"]["result"]
+    same = stored.decisions["same_question"]["thresholds"]
+    assert same["related"] <= same["similarity"]  # the second look reaches only farther wordings
     assert index_overview()["decisions"].startswith("calibrated")
     assert retrieve("qsdfghjklm", handbook).pages == []
     # Meaning counts now: a paraphrase sharing no word with its page finds it, by the fitted decision.

@@ -134,3 +134,21 @@ def test_a_stored_policy_wins_over_the_shipped_one_and_an_unknown_model_has_none
     assert "no decision policy for embedding model 'some-other-model'" in caplog.text
     assert cache.get("decisions:calibrating:some-other-model") == 1  # its calibration is queued, once
     policies.forget()
+
+
+def test_the_shipped_same_question_decision_has_a_second_look_below_its_similarity():
+    """The bundled model's policy as shipped: the related cosine (fitted by the rules its report
+    states) lies below the same-question one, so the second look reaches farther wordings only, and
+    the report says what each look matched of the calibration pairs."""
+    from search.calibration.same_question_fit import MAX_OTHER_PAGE_MATCHES, MAX_OTHER_QUESTION_MATCHES
+    from search.decisions.policy import shipped_path
+    from search.decisions.same_question import RELATED, SAME_QUESTION, SIMILARITY
+    from search.embedding.embedders import LOCAL_MODEL_NAME
+
+    body = json.loads(shipped_path(LOCAL_MODEL_NAME).read_text())
+    same = body["decisions"][SAME_QUESTION]
+    assert 0 < same["thresholds"][RELATED] < same["thresholds"][SIMILARITY] < 1
+    look = same["report"]["second_look"]
+    assert look["paraphrases_matched"] > look["paraphrases_matched_similarity_alone"]
+    assert look["same_page_matched"] <= MAX_OTHER_QUESTION_MATCHES
+    assert look["other_page_matched"] <= MAX_OTHER_PAGE_MATCHES

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from django.utils import timezone
 
@@ -218,3 +219,36 @@ def test_a_stream_shows_the_verified_answer_before_the_text(world, client):
     client.force_login(world["board_editor"])  # no verified answer they may read: no such event
     body = b"".join(client.post("/ask/stream/", {"q": "How much is the daily allowance abroad?"}).streaming_content)
     assert b"event: verified" not in body
+
+
+@pytest.mark.django_db
+def test_a_farther_wording_gets_it_when_it_finds_the_verified_sentence_nearest(world):
+    """Between the related and the same-question similarity (both fitted for the model), a wording gets
+    the verified answer only when, among Ask's passages, the unit nearest to it is the one verified: the
+    other words for the same fact do, another question on the page does not, and without Ask's
+    passages there is no second look."""
+    from search.ask.passages import passages_for
+    from search.decisions.same_question import related_threshold, similarity_threshold
+    from search.verified.services import verified_for_asker
+
+    verified = _verify(world)
+    reader = world["reader"]
+    retrieval, _passages = passages_for("How much is the daily allowance abroad?", reader)
+    model = retrieval.embedder.model_name
+    low, high = related_threshold(model), similarity_threshold(model)
+    assert low < high
+
+    def cosine(question: str) -> float:
+        other, _ = passages_for(question, reader)
+        a, b = np.asarray(retrieval.query_vector), np.asarray(other.query_vector)
+        return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+    other_words, other_fact = "per diem amount for trips outside the country", "how early should I book travel abroad"
+    for question in (other_words, other_fact):
+        assert low <= cosine(question) < high  # both in the band where the second look decides
+    answer = _ask(reader, other_words)
+    assert answer.verified is not None and answer.verified.verified_id == verified.pk
+    assert not answer.verified.same_wording
+    assert _ask(reader, other_fact).verified is None
+    again, _ = passages_for(other_words, reader)
+    assert verified_for_asker(reader, other_words, again.query_vector, again.embedder, remember=False) is None

@@ -30,6 +30,18 @@ def _decision_policies_read_afresh() -> Iterator[None]:
     forget()
 
 
+# --- Embeddings: the local model computes each text once per run ------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _local_model_remembers_its_vectors() -> None:
+    """Every test gets the real model's vectors; a text embedded by an earlier test is not computed
+    again (tests/embedding_memo.py)."""
+    from tests.embedding_memo import install
+
+    install()
+
+
 # --- Passwords: a cheap hasher ---------------------------------------------------
 
 

@@ -2,7 +2,8 @@
 
 What does not depend on the query (summaries, the page views over HTTP) is checked once per user.
 
-The full count (≥ 10,000 cases) runs in ``make prove`` (bench/prove.py).
+The full count (≥ 10,000 cases) runs in ``make prove`` (tests/security/test_prove_full.py), with every seed
+of the parametrized tests below; ``make test`` runs the first seed of each.
 """
 
 from __future__ import annotations
@@ -14,8 +15,14 @@ from tests.security.matrix import build_world, check_admin_case, check_case, che
 SEEDS = [11, 23]
 
 
+def in_make_test(first, *others):  # type: ignore[no-untyped-def]
+    """Seeds of a parametrized matrix test: the first runs in ``make test``; every one runs in ``make prove``
+    (the ``prove`` marker), which runs the full counts."""
+    return [first, *(pytest.param(seed, marks=pytest.mark.prove) for seed in others)]
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", in_make_test(*SEEDS))  # seed 23's world: the side-by-side test below
 def test_no_read_path_leaks(seed, settings):
     world = build_world(seed, n_users=5, n_pages=10, n_queries=6)
     leaks = []
@@ -130,7 +137,7 @@ def test_oracle_agrees_with_a_hand_checked_world(make_space, make_user, make_pag
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seed", [11, 37])
+@pytest.mark.parametrize("seed", in_make_test(11, 37))
 def test_no_space_export_holds_what_its_caller_may_not_read(seed, client, settings, tmp_path, no_embeddings):
     """Every user exports every space (the editors' button, the command with --user): each zip holds
     exactly the space's pages they may read and those pages' files; links to anything else are text."""
@@ -154,7 +161,7 @@ def test_no_space_export_holds_what_its_caller_may_not_read(seed, client, settin
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", in_make_test(*SEEDS))
 def test_deleting_a_restricting_group_changes_no_ones_pages(seed, client, make_user, no_embeddings):
     from tests.security.matrix_groups import group_deletion_findings
 
@@ -166,7 +173,7 @@ def test_deleting_a_restricting_group_changes_no_ones_pages(seed, client, make_u
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seed", [11, 37])
+@pytest.mark.parametrize("seed", in_make_test(11, 37))
 def test_comments_are_listed_exactly_on_the_pages_their_reader_may_read(seed, client, no_embeddings):
     """Page, thread, Insights and selectors list exactly the comments of readable pages; every
     comment address of any other page is a 404 that changes nothing (tests/security/matrix_comments.py)."""
@@ -197,7 +204,7 @@ def test_no_read_path_serves_a_revision_waiting_for_approval(client, no_embeddin
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", in_make_test(*SEEDS))
 def test_a_restriction_change_or_a_move_holds_at_once_on_every_read_path(seed):
     """Pages are restricted, opened and moved after every reader has searched: the next read of each
     follows the new facts, with no sweep or rebuild in between."""

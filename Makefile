@@ -26,7 +26,7 @@ run-sso: install
 test: install
 	@bash scripts/test.sh
 
-# mypy (config in pyproject.toml) loads handbook.settings through the django-stubs plugin; the
+# mypy (config in pyproject.toml) loads config.settings through the django-stubs plugin; the
 # settings only read the environment, and need no running service.
 lint: install
 	$(BIN)/ruff check .

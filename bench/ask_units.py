@@ -141,8 +141,8 @@ def main() -> None:
 
     embedded.use_if_unconfigured()  # settings only read the environment
     django.setup()
+    from analysis import answer_units
     from core.text import detect_language
-    from handbook import answer_units
     from search.ask import extractive as extractive_answer
     from search.ask import unit_embeddings
     from search.embedding.embedders import local_embedder

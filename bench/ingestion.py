@@ -64,7 +64,7 @@ def _subset(every: int) -> tuple[Path, list[dict[str, Any]]]:
 
 def _texts(items: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """What the pipeline embeds: each chunk's passage, then each chunk's distinct answer units."""
-    from handbook.answer_units import chunk_units, page_units
+    from analysis.answer_units import chunk_units, page_units
     from search.indexing.chunking import chunk_markdown
     from search.indexing.pipeline import passage_text
 

@@ -69,7 +69,7 @@ def main() -> None:
     user = setup()
     from django.conf import settings
 
-    from core.statement_check import figures, known_figures
+    from analysis.statement_check import figures, known_figures
     from search.ask.answers import answer_question, stream_answer
     from search.ask.grounding import sentence_verdicts
     from search.ask.passages import passages_for

@@ -50,7 +50,7 @@ def _code_lines(markdown: str) -> set[str]:
 
 
 def measure(pages: list[dict[str, Any]]) -> dict[str, Any]:
-    from handbook.answer_units import page_units
+    from analysis.answer_units import page_units
     from handbook.markdown import markdown_to_text
     from summaries.extractive import summarise_extractive
 

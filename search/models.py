@@ -86,7 +86,7 @@ class Chunk(models.Model):
 
 
 class UnitVector(models.Model):
-    """The vector of one answer unit of a chunk (``handbook/answer_units.py``), computed at index time.
+    """The vector of one answer unit of a chunk (``analysis/answer_units.py``), computed at index time.
 
     Ask scores the units of its passages against the question; reading their vectors here instead of
     embedding them at question time keeps Ask fast, and makes its time independent of what other

@@ -1,8 +1,8 @@
-"""The sentence check of model output (``core/statement_check.py``): each sentence against its sources."""
+"""The sentence check of model output (``analysis/statement_check.py``): each sentence against its sources."""
 
 from __future__ import annotations
 
-from core.statement_check import Source, check_sentences, written_sentences
+from analysis.statement_check import Source, check_sentences, written_sentences
 from search.ask.stream_gate import FigureGate
 
 LEAVE = Source(

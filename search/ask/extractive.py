@@ -2,7 +2,7 @@
 
 Never writes a word of its own: every quote is a unit of a passage the user
 may read (a sentence, a list item with its lead-in, a table row with its
-headers: ``handbook/answer_units.py``) and carries that passage's citation.
+headers: ``analysis/answer_units.py``) and carries that passage's citation.
 
 Choosing the quote looks for the answer, not only for shared words:
 
@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from analysis.answer_units import Unit, passage_units
 from core.text import content_words, prefix_stem, words
-from handbook.answer_units import Unit, passage_units
 from handbook.inline_html import without_markup
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage

@@ -24,7 +24,7 @@ import itertools
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from handbook.answer_units import sentence_units
+from analysis.answer_units import sentence_units
 from search.calibration.calibration_set import CalibrationQuestion, CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.decisions.policy import Decision

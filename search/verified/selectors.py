@@ -20,7 +20,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from handbook.answer_units import Unit, page_units, passage_units, revision_units
+from analysis.answer_units import Unit, page_units, passage_units, revision_units
 from handbook.models import Page, Space
 from handbook.permissions import visible_page_ids_sql
 from search.indexing.unit_vectors import stored_unit_vectors

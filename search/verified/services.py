@@ -11,8 +11,8 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from analysis.answer_units import Unit, page_units
 from core.text import detect_language
-from handbook.answer_units import Unit, page_units
 from handbook.models import Page, Space
 from handbook.permissions import can_edit, can_edit_space
 from search.models import VerifiedAnswer, VerifiedQuestion

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from handbook.answer_units import Unit
+from analysis.answer_units import Unit
 from search.ask import extractive
 from search.ask.passages import Passage
 from search.decisions.answer import ANSWER, FEATURES, unit_score

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from handbook.answer_units import chunk_units, revision_units
+from analysis.answer_units import chunk_units, revision_units
 from handbook.services import page_save
 from search.ask.answers import answer_question
 from search.embedding.embedders import LocalE5Embedder, local_embedder
@@ -132,7 +132,7 @@ def test_another_model_s_units_are_dropped_once_the_page_is_stored_again(card):
 def test_a_new_unit_rule_has_the_sweep_store_every_page_again(card, monkeypatch):
     """GIVEN units stored under the current rule WHEN the rule's version changes THEN the page needs its
     units again, and the sweep stores them under the new mark (unchanged units keep their rows)."""
-    from handbook import answer_units
+    from analysis import answer_units
     from search.indexing import unit_vectors
     from search.services import index_sweep
 

@@ -25,7 +25,9 @@ the questions it learnt from):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from django.db import connection
@@ -91,21 +93,21 @@ class CalibrationHandbook:
 
     def query_vectors(self, texts: list[str], embedder: Embedder) -> np.ndarray:
         """Unit vectors of ``texts`` as queries (each embedded once for all the decisions' fits)."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self.asked))
-        if missing:
-            self.asked.update(zip(missing, _unit(embedder.embed_queries(missing)), strict=True))
-        if not texts:
-            return np.zeros((0, self.vectors.shape[1]), dtype=np.float32)
-        return np.stack([self.asked[t] for t in texts])
+        return self._remembered(self.asked, texts, embedder.embed_queries)
 
     def unit_vectors(self, texts: list[str], embedder: Embedder) -> np.ndarray:
         """Unit vectors of answer units ``texts``, embedded as passages (as the index stores them), once per fit."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self.units))
+        return self._remembered(self.units, texts, embedder.embed_passages)
+
+    def _remembered(
+        self, memo: dict[str, np.ndarray], texts: list[str], embed: Callable[[list[str]], Any]
+    ) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in memo))
         if missing:
-            self.units.update(zip(missing, _unit(embedder.embed_passages(missing)), strict=True))
+            memo.update(zip(missing, _unit(embed(missing)), strict=True))
         if not texts:
             return np.zeros((0, self.vectors.shape[1]), dtype=np.float32)
-        return np.stack([self.units[t] for t in texts])
+        return np.stack([memo[t] for t in texts])
 
     def coverage_of(self, terms: set[str], passage: int) -> float:
         """The share of the query words' IDF passage number ``passage`` holds (as the keyword lists weigh)."""

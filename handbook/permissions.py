@@ -12,10 +12,12 @@ before ranking and ``LIMIT``, never by dropping rows in Python afterwards.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
+from django.contrib.auth import get_user_model
 from django.core.exceptions import EmptyResultSet
 from django.db import connection, models
 from django.db.models import Exists, OuterRef, Q
@@ -182,3 +184,24 @@ def can_admin_space(user: Any, space: Space) -> bool:
     if not is_active_user(user):
         return False
     return bool(user.is_superuser or (user.is_staff and can_edit_space(user, space)))
+
+
+def pages_everyone_reads() -> set[int]:
+    """Published pages every active account may read, superusers aside (they read all). What may
+    teach a choice made once for every reader (summary weights, Ask's quote order).
+
+    An account in no group reads no page, so it constrains nothing. The memberships are read in one
+    statement, then one query per distinct set of groups."""
+    membership = get_user_model().groups.through
+    groups_of: dict[int, set[int]] = defaultdict(set)
+    for user_id, group_id in membership.objects.filter(user__is_active=True, user__is_superuser=False).values_list(
+        "user_id", "group_id"
+    ):
+        groups_of[user_id].add(group_id)
+    page = _model("Page")
+    ids = set(page.objects.published().values_list("pk", flat=True))
+    for groups in {tuple(sorted(g)) for g in groups_of.values()}:
+        ids &= set(page.objects.readable_by_groups(list(groups)).filter(pk__in=ids).values_list("pk", flat=True))
+        if not ids:
+            break
+    return ids

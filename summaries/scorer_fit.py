@@ -13,14 +13,13 @@
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
 from core.queues import BULK, enqueue
 from handbook.models import Page
+from handbook.permissions import pages_everyone_reads
 from summaries.fitting import Lesson, fit_report, fit_scorer, held_out_f1, lesson
 from summaries.learnt import current_scorer, shipped_scorer
 from summaries.models import Summary, SummaryPick, SummaryScorerFit
@@ -32,25 +31,6 @@ logger = logging.getLogger(__name__)
 # handful of pages, often one editor's taste, outweigh them.
 MIN_TICKED_PAGES = 20
 RULE = "picks on published pages every active account with a group may read"
-
-
-def pages_everyone_reads() -> set[int]:
-    """Published pages every active account may read, superusers aside (they read all).
-
-    An account in no group reads no page and sees no summary, so it constrains nothing. The
-    memberships are read in one statement, then one query per distinct set of groups."""
-    membership = get_user_model().groups.through
-    groups_of: dict[int, set[int]] = defaultdict(set)
-    for user_id, group_id in membership.objects.filter(user__is_active=True, user__is_superuser=False).values_list(
-        "user_id", "group_id"
-    ):
-        groups_of[user_id].add(group_id)
-    ids = set(Page.objects.published().values_list("pk", flat=True))
-    for groups in {tuple(sorted(g)) for g in groups_of.values()}:
-        ids &= set(Page.objects.readable_by_groups(list(groups)).filter(pk__in=ids).values_list("pk", flat=True))
-        if not ids:
-            break
-    return ids
 
 
 def teaching_picks() -> list[SummaryPick]:

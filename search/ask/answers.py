@@ -96,9 +96,13 @@ def validate_question(question: str) -> str:
     return text
 
 
-def extractive_answer(question: str, language: str, passages: list[Passage], notice: str = "") -> Answer:
+def extractive_answer(
+    question: str, language: str, passages: list[Passage], notice: str = "", *, reader: Any = None
+) -> Answer:
+    """The answer quoted from ``passages``; their order learnt from verified answers when ``reader``
+    may read every page that taught it (``search/ask/quote_learning.py``)."""
     vector, embedder = _question_vector(question, passages)
-    reorder = partial(learnt_order, model=embedder.model_name) if embedder is not None else None
+    reorder = partial(learnt_order, model=embedder.model_name, reader=reader) if embedder is not None else None
     selection = select_quotes(question, language, passages, vector, embedder, reorder=reorder)
     if not selection.answerable:
         answer = no_answer(question, language)
@@ -263,11 +267,11 @@ def answer_question(
             _request_translations(question, user)
             prepare_llm()
             deadline = time.monotonic() + settings.ASK_LLM_BUDGET_S
-            prepared = _PreparedFallback(question, language, passages) if passages else None
+            prepared = _PreparedFallback(question, language, passages, user) if passages else None
             user_id = getattr(user, "pk", None)
             answer = llm_answer(question, language, passages, user_id=user_id, deadline=deadline, prepared=prepared)
         else:
-            answer = extractive_answer(question, language, passages)
+            answer = extractive_answer(question, language, passages, reader=user)
         if use_cache and not answer.fallback:  # don't pin a fallback answer for an hour
             to_cache(key, answer)
     answer.verified = verified
@@ -297,7 +301,9 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
     if verified is not None:  # shown while the model writes
         yield {"type": "verified", "verified": verified}
     if not _uses_llm(use_llm) or not passages:
-        answer = extractive_answer(question, language, passages) if passages else no_answer(question, language)
+        answer = (
+            extractive_answer(question, language, passages, reader=user) if passages else no_answer(question, language)
+        )
     else:
         _request_translations(question, user)
         prepare_llm()
@@ -314,7 +320,7 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
                 first_token_by=first_token_by,
                 deadline=deadline,
             )
-            prepared = _PreparedFallback(question, language, passages)
+            prepared = _PreparedFallback(question, language, passages, user)
             gate = gate_for(passages, question)  # no unchecked figure is shown while the model writes
             for delta in deltas:
                 pieces.append(delta)
@@ -341,26 +347,30 @@ class _PreparedFallback:
     and a streamed answer's first words are not held back meanwhile. Inside a transaction (tests,
     a caller's atomic block) another connection would not see its rows: made when needed instead."""
 
-    def __init__(self, question: str, language: str, passages: list[Passage]) -> None:
+    def __init__(self, question: str, language: str, passages: list[Passage], reader: Any = None) -> None:
         self._done = threading.Event()
         self._answer: Answer | None = None
+        self._asked = (question, language, passages, reader)
         if not parallel.enabled():
             self._done.set()
             return
-        args = (question, language, passages)
+        args = (question, language, passages, reader)
         threading.Thread(target=self._make, args=args, name="ask-fallback", daemon=True).start()
 
-    def _make(self, question: str, language: str, passages: list[Passage]) -> None:
+    def _make(self, question: str, language: str, passages: list[Passage], reader: Any) -> None:
         try:
-            self._answer = extractive_answer(question, language, passages)
+            self._answer = extractive_answer(question, language, passages, reader=reader)
         except Exception as exc:  # made again in the request if it is needed
             logger.warning("extractive fallback not prepared: %s", exc)
         finally:
             connections.close_all()  # this thread's own connection
             self._done.set()
 
-    def get(self) -> Answer | None:
+    def get(self) -> Answer:
         self._done.wait()
+        if self._answer is None:  # not made in the thread: made here, for the same reader
+            question, language, passages, reader = self._asked
+            self._answer = extractive_answer(question, language, passages, reader=reader)
         return self._answer
 
 

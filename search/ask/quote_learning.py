@@ -8,8 +8,11 @@ opens its section, where it sits in its section — learns from the picks; with 
 the features and L2 regularisation, few picks leave the shipped order nearly as it is.
 
 - **No side channel.** Only picks on pages every active member of staff may read teach it, so the
-  learnt order (one for everybody) is a function of content everyone may read. A page that gets
-  restricted drops out at the next fit.
+  learnt order (one for everybody) is a function of content everyone may read. The fit keeps the
+  pages that taught it, and a reader gets the learnt order only while they may read every one of
+  them (their visible pages, as every read path reads them): a page restricted after the fit changes
+  nothing for those who can no longer read it (they get the shipped order) until the next fit, which
+  leaves it out.
 - **Used only when it helps.** It serves once ``MIN_ANSWERS`` verified answers teach it, and only
   when, held out (each answer left out in turn), its first unit is a picked one at least as often
   as the shipped ranker's. The fit report says both figures.
@@ -22,20 +25,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.contrib.auth import get_user_model
 from django.db.models import F
 from sklearn.linear_model import LogisticRegression
 
 from handbook.models import Page
-from handbook.permissions import user_group_ids
+from handbook.permissions import pages_everyone_reads
 from search.ask.extractive import Candidate, candidates, score_by_meaning
 from search.ask.passages import Passage
 from search.decisions.answer import answer_decision, unit_score
 from search.embedding.model_switch import query_embedder
 from search.models import Chunk, QuoteRankerFit, VerifiedAnswer
+from search.retrieval.visibility import visible_pages
 from search.verified.wording import question_vector, unit_hash
 
 logger = logging.getLogger(__name__)
@@ -57,21 +61,6 @@ def features(c: Candidate) -> list[float]:
         1.0 if c.unit.section_index == 0 else 0.0,
         1.0 / (1 + c.unit.section_index),
     ]
-
-
-def pages_everyone_reads() -> set[int]:
-    """Published pages every active, non-superuser account may read (one query per distinct set of groups)."""
-    ids = set(Page.objects.published().values_list("pk", flat=True))
-    seen: set[frozenset[int]] = set()
-    for user in get_user_model().objects.filter(is_active=True, is_superuser=False).iterator():
-        groups = frozenset(user_group_ids(user))
-        if groups in seen:
-            continue
-        seen.add(groups)
-        ids &= set(Page.objects.visible_to(user).filter(pk__in=ids).values_list("pk", flat=True))
-        if not ids:
-            break
-    return ids
 
 
 def _page_passages(page: Page, vector: list[float] | None) -> list[Passage]:
@@ -147,7 +136,8 @@ def quote_ranker_fit() -> QuoteRankerFit | None:
     answers = VerifiedAnswer.objects.filter(
         kind=VerifiedAnswer.Kind.ANSWER, page_id__in=everyone, revision_id=F("page__published_revision_id")
     ).select_related("page__published_revision")
-    lessons = [found for verified in answers if (found := lesson(verified, embedder)) is not None]
+    taught = [(verified.page_id, found) for verified in answers if (found := lesson(verified, embedder)) is not None]
+    lessons = [found for _page_id, found in taught]
     shipped = _first_is_picked(lessons, lambda f: f[:, 0])
     learnt_held_out = 0.0
     if len(lessons) >= 2:
@@ -168,7 +158,11 @@ def quote_ranker_fit() -> QuoteRankerFit | None:
     weights: dict[str, Any] = {}
     if len(lessons) >= 2:
         fitted = _fit(lessons)
-        weights = {"coef": fitted.coef_[0].round(6).tolist(), "intercept": float(fitted.intercept_[0])}
+        weights = {
+            "coef": fitted.coef_[0].round(6).tolist(),
+            "intercept": float(fitted.intercept_[0]),
+            "pages": sorted({page_id for page_id, _found in taught}),  # who may be served it: their readers
+        }
         report["weights"] = dict(zip(FEATURES, weights["coef"], strict=True))
     in_use = bool(weights) and len(lessons) >= MIN_ANSWERS and learnt_held_out >= shipped
     fit, _created = QuoteRankerFit.objects.update_or_create(
@@ -179,26 +173,38 @@ def quote_ranker_fit() -> QuoteRankerFit | None:
     return fit
 
 
-_loaded: dict[str, tuple[float, np.ndarray | None]] = {}
+@dataclass(frozen=True)
+class LearntRanker:
+    coef: np.ndarray
+    pages: frozenset[int]  # the pages whose verified answers taught it
 
 
-def learnt_weights(model: str) -> np.ndarray | None:
-    """The in-use weights for ``model`` (re-read every ``RELOAD_S``), or None: the shipped order."""
+_loaded: dict[str, tuple[float, LearntRanker | None]] = {}
+
+
+def learnt_weights(model: str) -> LearntRanker | None:
+    """The in-use ranker for ``model`` (re-read every ``RELOAD_S``), or None: the shipped order. A fit
+    stored without the pages that taught it is not served (nobody can tell who may get it)."""
     now = time.monotonic()
     cached = _loaded.get(model)
     if cached is not None and now - cached[0] < RELOAD_S:
         return cached[1]
     row = QuoteRankerFit.objects.filter(model=model, in_use=True).values_list("weights", flat=True).first()
-    coef = np.asarray(row["coef"], dtype=np.float64) if row and row.get("coef") else None
-    _loaded[model] = (now, coef)
-    return coef
+    ranker = None
+    if row and row.get("coef") and isinstance(row.get("pages"), list):
+        ranker = LearntRanker(np.asarray(row["coef"], dtype=np.float64), frozenset(int(p) for p in row["pages"]))
+    _loaded[model] = (now, ranker)
+    return ranker
 
 
-def learnt_order(shortlist: list[Candidate], model: str) -> None:
-    """Sort ``shortlist`` best first by the learnt ranker, when one is in use for ``model``."""
-    coef = learnt_weights(model)
-    if coef is None or len(coef) != len(FEATURES) or not shortlist:
+def learnt_order(shortlist: list[Candidate], model: str, reader: Any = None) -> None:
+    """Sort ``shortlist`` best first by the learnt ranker, when one is in use for ``model`` and
+    ``reader`` may read every page that taught it (no reader: the shipped order)."""
+    ranker = learnt_weights(model)
+    if ranker is None or reader is None or len(ranker.coef) != len(FEATURES) or not shortlist:
         return
-    scores = np.asarray([features(c) for c in shortlist]) @ coef
+    if not ranker.pages <= set(visible_pages(reader)):
+        return
+    scores = np.asarray([features(c) for c in shortlist]) @ ranker.coef
     order = np.argsort(-scores, kind="stable")
     shortlist[:] = [shortlist[i] for i in order]

@@ -60,6 +60,7 @@ def test_the_fit_follows_the_picks_and_reports(site, pick):
         pick(title, question, 1)
     fit = QuoteRankerFit.objects.get()
     assert fit.report["answers"] == 3 and fit.report["features"] == list(quote_learning.FEATURES)
+    assert fit.weights["pages"] == sorted(page.pk for page in site["pages"].values())  # who taught it
     assert not fit.in_use  # fewer than MIN_ANSWERS: the shipped order serves
     second = dict(fit.report["weights"])
     for title, question in QUESTIONS.items():
@@ -88,8 +89,37 @@ def test_an_in_use_ranker_orders_the_quotes(site, monkeypatch):
     monkeypatch.setattr(quote_learning, "MIN_ANSWERS", 0)
     # Weights that prefer what is not a section's opening: the other sentence comes first.
     coef = [0.0, 0.0, 0.0, 0.0, 0.0, -5.0, -5.0]
-    QuoteRankerFit.objects.update_or_create(model=model, defaults={"weights": {"coef": coef}, "in_use": True})
+    taught = [site["pages"]["Parking"].pk]
+    weights = {"coef": coef, "pages": taught}
+    QuoteRankerFit.objects.update_or_create(model=model, defaults={"weights": weights, "in_use": True})
     quote_learning._loaded.clear()
     learnt = answer_question(user=site["reader"], question=question, rate_limit=False, use_cache=False)
     assert learnt.citations[0].quote != first
     assert learnt.mode == shipped.mode  # whether it answers is the shipped decision
+
+
+@pytest.mark.django_db
+def test_a_ranker_taught_by_a_page_the_reader_cannot_read_does_not_order_their_quotes(site, monkeypatch):
+    """A page restricted after the fit (here: a fit whose teaching pages include one the reader cannot
+    read) changes nothing the reader sees: the shipped order until the next fit leaves it out. A reader
+    of every teaching page gets the learnt order."""
+    question = "When does the car park open and where do visitors park?"
+    reader, editor = site["reader"], site["editor"]
+    shipped = {
+        who.pk: answer_question(user=who, question=question, rate_limit=False, use_cache=False, log=False)
+        for who in (reader, editor)
+    }
+    monkeypatch.setattr(quote_learning, "MIN_ANSWERS", 0)
+    coef = [0.0, 0.0, 0.0, 0.0, 0.0, -5.0, -5.0]
+    weights = {"coef": coef, "pages": [site["pages"]["Parking"].pk, site["hidden"].pk]}
+    QuoteRankerFit.objects.update_or_create(model=LOCAL_MODEL_NAME, defaults={"weights": weights, "in_use": True})
+    quote_learning._loaded.clear()
+    for who, reads_every_teacher in ((reader, False), (editor, True)):
+        answer = answer_question(user=who, question=question, rate_limit=False, use_cache=False, log=False)
+        before = [c.quote for c in shipped[who.pk].citations]
+        assert ([c.quote for c in answer.citations] == before) is not reads_every_teacher, who.username
+    # A fit stored without its teaching pages serves nobody.
+    QuoteRankerFit.objects.filter(model=LOCAL_MODEL_NAME).update(weights={"coef": coef})
+    quote_learning._loaded.clear()
+    answer = answer_question(user=editor, question=question, rate_limit=False, use_cache=False, log=False)
+    assert [c.quote for c in answer.citations] == [c.quote for c in shipped[editor.pk].citations]

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from handbook.permissions import pages_everyone_reads
 from summaries.models import SummaryPick
-from summaries.scorer_fit import MIN_TICKED_PAGES, pages_everyone_reads, summary_scorer_refit
+from summaries.scorer_fit import MIN_TICKED_PAGES, summary_scorer_refit
 from summaries.services import summary_generate
 from tests.summaries.ticked_pages import body, make_ticked
 

@@ -2,7 +2,10 @@
 
 - **No side channel.** One set of weights chooses every reader's summaries, so only picks on
   pages every member of staff may read teach it: what a reader sees is then a function of
-  content that reader may read. A page that gets restricted drops out at the next fit.
+  content that reader may read. A page that gets restricted drops out at once: a change of who
+  reads a ticked page (its restrictions, its space's readers) or of the page itself queues a
+  refit (``summaries/apps.py``, ``services.summary_enqueue``). A change of an account's groups
+  does not: the weights follow it at the next refit.
 - **Enough pages.** The fit serves from ``MIN_TICKED_PAGES`` ticked pages, and only when, held
   out, it agrees with the editors at least as well as the shipped weights; below that the
   shipped weights serve. The report says both figures.

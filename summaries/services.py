@@ -14,7 +14,8 @@ from handbook.markdown import markdown_to_text
 from handbook.models import Page
 from summaries.generate import summarise_llm
 from summaries.learnt import current_scorer, summarise_learnt
-from summaries.models import Summary
+from summaries.models import Summary, SummaryPick
+from summaries.scorer_fit import refit_enqueue
 from summaries.selectors import pages_without_current_summary, source_hash, summary_method
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,10 @@ def summary_enqueue(page: Page, *, queue: str) -> None:
     embedding outage does not hold them up.
     """
     page_id, revision_id = page.pk, page.published_revision_id
+    if SummaryPick.objects.filter(page_id=page_id).exists():
+        # Its picks may teach no more (moved, edited) or again: the weights every summary is chosen
+        # by are fitted again without waiting for the next pick.
+        refit_enqueue()
 
     def send() -> None:
         try:

@@ -52,3 +52,20 @@ def test_ticks_in_a_restricted_space_leave_the_weights_and_summaries_unchanged(w
         k: v for k, v in without.report.items() if k != "date"
     }
     assert text_with == text_without
+
+
+def test_restricting_a_ticked_page_refits_the_weights_without_it(world, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN weights fitted from 20 ticked pages everyone reads WHEN one of them is restricted to the
+    board THEN the weights are fitted again at once (not at the next pick), without that page's ticks."""
+    from django.contrib.auth.models import Group
+
+    from handbook.services import page_set_restrictions
+    from summaries.models import SummaryScorerFit
+
+    public, _secret, _restricted = world
+    assert summary_scorer_refit().report["pages"] == MIN_TICKED_PAGES
+    with django_capture_on_commit_callbacks(execute=True):
+        page_set_restrictions(page=public[0], groups=[Group.objects.get(name="board")])
+    latest = SummaryScorerFit.objects.order_by("-pk").first()
+    assert latest is not None and latest.report["pages"] == MIN_TICKED_PAGES - 1
+    assert not latest.in_use  # below the threshold now: the shipped weights serve

@@ -46,18 +46,8 @@ import time
 from typing import Any
 
 from bench.ask import judge
-from bench.common import load_queries, md_table, mean, read_jsonl, section, setup, write_results
-from bench.verified import (
-    DATABASE,
-    ELSEWHERE,
-    HANDBOOKS,
-    PARAPHRASES,
-    VERIFIED_COUNT,
-    build,
-    choose,
-    corpus_rows,
-    verify_all,
-)
+from bench.common import md_table, mean, read_jsonl, section, setup, write_results
+from bench.verified import DATABASE, PARAPHRASES, bench_handbook, verify_all
 
 SETS = {
     "held_out": "held-out dev (dev-handbooks, not verified)",
@@ -195,19 +185,8 @@ def main() -> None:  # noqa: PLR0915 - one bench, read top to bottom
     from search.models import QuoteRankerFit, VerifiedAnswer
 
     # The bench handbook of bench.verified: the same verified questions, pages and users.
-    rows = corpus_rows((*HANDBOOKS, ELSEWHERE))
-    handbooks = load_queries("dev-handbooks.jsonl")
-    chosen = choose(handbooks, rows)
-    if len(chosen) < VERIFIED_COUNT:
-        raise SystemExit(f"only {len(chosen)} questions have their evidence among their page's units")
+    _rows, handbooks, chosen, built = bench_handbook(args.distractors)
     verified_refs = {ref for _q, ref in chosen}
-    chosen_qids = {q["qid"] for q, _ref in chosen}
-    related: set[str] = set()
-    for q in [*handbooks, *load_queries("dev-crosslang.jsonl")]:
-        relevant = set(q.get("relevant") or {})
-        if relevant & verified_refs and q.get("source_qid", q["qid"]) not in chosen_qids:
-            related |= relevant
-    built = build(rows, verified_refs, related & set(rows), args.distractors)
     reader = built["users"]["reader"]
     refs = set(Page.objects.published().values_list("ref", flat=True))
     sets = question_sets(handbooks, chosen, refs)

@@ -428,6 +428,26 @@ def similarity_sweep(sets: dict[str, list[dict[str, Any]]], current: float) -> l
 # --- main ------------------------------------------------------------------------------
 
 
+def bench_handbook(
+    distractors: int,
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], list[tuple[dict[str, Any], str]], dict[str, Any]]:
+    """The corpus rows, the dev questions, the 40 chosen for verifying (with their page refs) and the
+    bench handbook built for them (``build``: pages written only when missing)."""
+    rows = corpus_rows((*HANDBOOKS, ELSEWHERE))
+    handbooks = load_queries("dev-handbooks.jsonl")
+    chosen = choose(handbooks, rows)
+    if len(chosen) < VERIFIED_COUNT:
+        raise SystemExit(f"only {len(chosen)} questions have their evidence among their page's units")
+    verified_refs = {ref for _q, ref in chosen}
+    chosen_qids = {q["qid"] for q, _ref in chosen}
+    related: set[str] = set()
+    for q in [*handbooks, *load_queries("dev-crosslang.jsonl")]:
+        relevant = set(q.get("relevant") or {})
+        if relevant & verified_refs and q.get("source_qid", q["qid"]) not in chosen_qids:
+            related |= relevant
+    return rows, handbooks, chosen, build(rows, verified_refs, related & set(rows), distractors)
+
+
 def main() -> None:  # noqa: PLR0915 - one bench, read top to bottom
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--distractors", type=int, default=100, help="pages of no question, for a realistic index")
@@ -445,19 +465,7 @@ def main() -> None:  # noqa: PLR0915 - one bench, read top to bottom
     for name in ("SEARCH_RATE_LIMIT", "ASK_RATE_LIMIT"):  # the bench measures answers, not the limits
         setattr(settings, name, "1000000/m")
 
-    rows = corpus_rows((*HANDBOOKS, ELSEWHERE))
-    handbooks = load_queries("dev-handbooks.jsonl")
-    chosen = choose(handbooks, rows)
-    if len(chosen) < VERIFIED_COUNT:
-        raise SystemExit(f"only {len(chosen)} questions have their evidence among their page's units")
-    verified_refs = {ref for _q, ref in chosen}
-    chosen_qids = {q["qid"] for q, _ref in chosen}
-    related: set[str] = set()
-    for q in [*handbooks, *load_queries("dev-crosslang.jsonl")]:
-        relevant = set(q.get("relevant") or {})
-        if relevant & verified_refs and q.get("source_qid", q["qid"]) not in chosen_qids:
-            related |= relevant
-    built = build(rows, verified_refs, related & set(rows), args.distractors)
+    rows, handbooks, chosen, built = bench_handbook(args.distractors)
     users = built["users"]
     embedder = query_embedder()
     model = embedder.model_name if embedder is not None else ""

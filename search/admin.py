@@ -7,10 +7,12 @@ from django.db.models import Count, F, Q
 from django.template.response import TemplateResponse
 from django.urls import path
 
+from core.queues import enqueue
 from handbook.models import Page
 from search.decisions.policy import shipped_path
 from search.embedding.embedders import active_model_name
 from search.models import AskLog, Chunk, DecisionPolicy, IndexState, LexiconWord, QuoteRankerFit, VerifiedAnswer
+from search.services import index_enqueue_pages
 
 
 def index_overview() -> dict[str, object]:
@@ -83,8 +85,6 @@ class IndexStateAdmin(admin.ModelAdmin):
 
     @admin.action(description="Reindex selected pages")
     def reindex_selected(self, request, queryset):
-        from search.services import index_enqueue_pages
-
         count = index_enqueue_pages(Page.objects.published().filter(index_state__in=queryset))
         self.message_user(request, f"Queued {count} page(s) for reindexing.", messages.SUCCESS)
 
@@ -101,9 +101,7 @@ class IndexStateAdmin(admin.ModelAdmin):
     def reembed_all_view(self, request):
         """Re-embed everything: old vectors keep serving keyword+vector search until each page is redone."""
         if request.method == "POST":
-            from search.tasks import reindex_all
-
-            reindex_all.delay()
+            enqueue("search.tasks.reindex_all")
             self.message_user(request, "Re-embedding of every page queued.", messages.SUCCESS)
         return TemplateResponse(request, "admin/search/reembed_done.html", {"overview": index_overview()})
 

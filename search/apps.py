@@ -1,17 +1,20 @@
 from django.apps import AppConfig
 from django.db import transaction
 
+from core.queues import enqueue
+from handbook import page_work
+from handbook.markdown_import import export_parts
+
 
 class SearchConfig(AppConfig):
     name = "search"
     verbose_name = "Search index"
 
     def ready(self) -> None:
-        from handbook import page_work
-        from handbook.markdown_import import export_parts
+        # deferred: these modules import models, which the app registry is not ready for at import
         from search import services
         from search.verified import digest, transfer
-        from search.verified import services as verified_services
+        from search.verified.services import answers_changed
 
         page_work.register(
             page_work.PageWork(
@@ -44,10 +47,8 @@ class SearchConfig(AppConfig):
         # A space export carries the space's verified answers (those its exporter may read).
         export_parts.register("verified answers", transfer.space_export_part)
         # Ask's quote ranker learns from verified answers: refitted off the request once they change.
-        verified_services.answers_changed.connect(_refit_quote_ranker, dispatch_uid="refit_quote_ranker")
+        answers_changed.connect(_refit_quote_ranker, dispatch_uid="refit_quote_ranker")
 
 
 def _refit_quote_ranker(**_kwargs: object) -> None:
-    from search.tasks import refit_quote_ranker  # tasks import models: not before the registry is ready
-
-    transaction.on_commit(refit_quote_ranker.delay)
+    transaction.on_commit(lambda: enqueue("search.tasks.refit_quote_ranker"))

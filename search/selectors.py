@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
 from core import languages
-from core.text import fold_accents, prefix_stem
+from core.text import fold_accents, prefix_stem, split_sentences
 from handbook.models import LANGUAGES, Page
 from search.retrieval import resolve
 from search.retrieval.confidence import confident_count
@@ -21,6 +21,7 @@ from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import QueryError, parse_query
 from search.retrieval.twins import collapse_twins, collapsed_count, twin_pairs
+from summaries.selectors import summaries_for_pages
 
 SNIPPET_CHARS = 240
 MAX_PER_PAGE = 50
@@ -189,8 +190,6 @@ def search_pages(
     chunks = resolve.chunks(chunk_ids, "id", "anchor", "heading", "text")
     summaries: dict[int, Any] = {}
     if with_summaries:
-        from summaries.selectors import summaries_for_pages
-
         summaries = summaries_for_pages(list(shown))
     # Mark content words only: "of", "do", "le" everywhere would hide the matches that matter.
     stop = languages.ALL_STOPWORDS
@@ -237,7 +236,5 @@ def search_pages(
 
 
 def _first_sentence(text: str) -> str:
-    from core.text import split_sentences
-
     sentences = split_sentences(text)
     return sentences[0] if sentences else text[:200]

@@ -5,15 +5,21 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import QuerySet
+from kombu.exceptions import OperationalError
 
 from core.queues import BULK, GROUP_SIZE, enqueue, enqueue_grouped, enqueue_queue
 from handbook.models import Page
 from search.embedding.embedders import get_embedder
+from search.embedding.model_switch import query_embedder
 from search.indexing.pipeline import page_reindex, pages_needing_index, pages_reindex
 from search.indexing.unit_vectors import page_units_embed, pages_needing_units, pages_units_embed
 from search.models import IndexState
+from search.retrieval.crosslang import language_stats, means_cache_key
+from search.statistics import word_translation as lexicon
+from search.statistics.term_statistics import refresh_lexeme_stats
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +45,6 @@ def index_enqueue_page(page: Page, *, queue: str | None = None) -> None:
 
 def _send_reindex(page_id: int, revision_id: int | None, queue: str) -> None:
     """Enqueue, never failing the save: with the broker down the sweep heals it later."""
-    from kombu.exceptions import OperationalError
-
     try:
         enqueue(REINDEX_PAGE, page_id, revision_id, queue=queue)
     except OperationalError as exc:  # the broker (Redis) is unreachable
@@ -69,8 +73,6 @@ def index_pages_bulk(page_ids: list[int]) -> dict[str, int]:
 
 def index_sweep() -> int:
     """Heal lost or failed tasks: enqueue every page whose index isn't current."""
-    from search.statistics.term_statistics import refresh_lexeme_stats
-
     refresh_lexeme_stats()  # keyword IDF follows the corpus even when pages change in bulk
     lexicon_enqueue_if_stale()
     count = index_enqueue_pages(pages_needing_index())
@@ -87,8 +89,6 @@ def index_sweep() -> int:
 
 def units_enqueue(page_id: int) -> None:
     """Queue the storing of a page's answer-unit vectors (bulk queue); a broker outage is left to the sweep."""
-    from kombu.exceptions import OperationalError
-
     if get_embedder() is None:  # embeddings off: Ask compares units by words only
         return
     try:
@@ -109,11 +109,8 @@ def units_embed_inline(page: Page) -> None:
 
 def lexicon_enqueue_if_stale() -> bool:
     """Queue a rebuild of the word-translation vocabulary when the handbook moved on."""
-    from search.embedding.model_switch import query_embedder
-    from search.statistics.word_translation import lexicon_is_stale
-
     embedder = query_embedder()
-    if embedder is None or not lexicon_is_stale(embedder.model_name):
+    if embedder is None or not lexicon.lexicon_is_stale(embedder.model_name):
         return False
     return lexicon_enqueue()
 
@@ -132,13 +129,10 @@ def lexicon_enqueue() -> bool:
 
 def lexicon_build(progress=None) -> dict[str, int]:
     """Build the word-translation vocabulary now, with the serving query embedder."""
-    from search.embedding.model_switch import query_embedder
-    from search.statistics.word_translation import build_lexicon
-
     embedder = query_embedder()
     if embedder is None:
         return {}
-    return build_lexicon(embedder, progress=progress) or {}
+    return lexicon.build_lexicon(embedder, progress=progress) or {}
 
 
 # --- what --wait and `manage.py ready` wait for besides each page's own work (handbook/page_work.py)
@@ -146,17 +140,12 @@ def lexicon_build(progress=None) -> dict[str, int]:
 
 def term_statistics_up_to_date(progress=None) -> str:
     """Keyword IDF recounted over every scope, as the sweep does."""
-    from search.statistics.term_statistics import refresh_lexeme_stats
-
     return f"keyword statistics recounted ({refresh_lexeme_stats()} rows)"
 
 
 def lexicon_up_to_date(progress=None) -> str:
     """The word-translation vocabulary built here if the pages moved on since its last build (only
     new words are embedded; a build a worker is running is waited for, not repeated)."""
-    from search.embedding.model_switch import query_embedder
-    from search.statistics import word_translation as lexicon
-
     embedder = query_embedder()
     if embedder is None:
         return "vocabulary: none (embeddings are off)"
@@ -178,11 +167,6 @@ def _words(counts: dict[str, int]) -> str:
 def language_means_up_to_date(progress=None) -> str:
     """The language means of the cross-language list counted afresh (a search during the load may
     have cached them from half the vectors)."""
-    from django.core.cache import cache
-
-    from search.embedding.model_switch import query_embedder
-    from search.retrieval.crosslang import language_stats, means_cache_key
-
     embedder = query_embedder()
     if embedder is None:
         return "language means: none (embeddings are off)"

@@ -7,7 +7,16 @@ from typing import Any
 
 from celery import shared_task
 
+from handbook.health import heartbeat_write
+from handbook.models import Page
+from search.ask.quote_learning import quote_ranker_fit
+from search.calibration.services import calibrate_if_missing
 from search.embedding.embedders import EmbeddingError
+from search.indexing.pipeline import page_reindex
+from search.indexing.unit_vectors import page_units_embed
+from search.insights.logs import logs_purge
+from search.retrieval.query_translation import translation_fetch
+from search.services import index_enqueue_pages, index_pages_bulk, index_sweep, lexicon_build, units_enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -25,9 +34,6 @@ EMBEDDING_TASK: dict[str, Any] = {
 
 @shared_task(bind=True, **EMBEDDING_TASK)
 def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:
-    from search.indexing.pipeline import page_reindex
-    from search.services import units_enqueue
-
     status = page_reindex(page_id=page_id, revision_id=revision_id).status
     if status == "indexed":
         units_enqueue(page_id)
@@ -37,79 +43,57 @@ def reindex_page(self, page_id: int, revision_id: int | None = None) -> str:
 @shared_task(**EMBEDDING_TASK)
 def reindex_pages(page_ids: list[int]) -> dict[str, int]:
     """Reindex a group of pages (bulk loads, reindex --all) and store their answer units."""
-    from search.services import index_pages_bulk
-
     return index_pages_bulk(page_ids)
 
 
 @shared_task(**EMBEDDING_TASK)
 def embed_units(page_id: int) -> int:
     """Store the vectors of a page's answer units (after its reindex; bulk queue)."""
-    from search.indexing.unit_vectors import page_units_embed
-
     return page_units_embed(page_id=page_id)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def reindex_space(space_id: int) -> int:
-    from handbook.models import Page
-    from search.services import index_enqueue_pages
-
     return index_enqueue_pages(Page.objects.published().filter(space_id=space_id))
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def reindex_all() -> int:
-    from handbook.models import Page
-    from search.services import index_enqueue_pages
-
     return index_enqueue_pages(Page.objects.published())
 
 
 @shared_task
 def sweep_index() -> int:
     """Re-enqueue pages whose index is missing, stale, failed or of another model."""
-    from search.services import index_sweep
-
     return index_sweep()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def refresh_lexicon() -> dict[str, int]:
     """Rebuild the word-translation vocabulary (only new words are embedded)."""
-    from search.services import lexicon_build
-
     return lexicon_build()
 
 
 @shared_task
 def worker_heartbeat() -> None:
-    from handbook.health import heartbeat_write
-
     heartbeat_write()
 
 
 @shared_task(acks_late=True, ignore_result=True)
 def purge_old_logs() -> dict[str, int]:
     """Delete questions and recorded searches older than ASK_LOG_RETENTION_DAYS."""
-    from search.insights.logs import logs_purge
-
     return logs_purge()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def fetch_query_translation(text: str, source: str, target: str, user_id: int | None = None) -> str:
     """The model's translation of a submitted query, for the next search of it (search never waits)."""
-    from search.retrieval.query_translation import translation_fetch
-
     return translation_fetch(text=text, source=source, target=target, user_id=user_id)
 
 
 @shared_task(acks_late=True, ignore_result=True)
 def refit_quote_ranker() -> None:
     """Ask's quote ranker learns again from the verified answers (``search/ask/quote_learning.py``)."""
-    from search.ask.quote_learning import quote_ranker_fit
-
     quote_ranker_fit()
 
 
@@ -117,6 +101,4 @@ def refit_quote_ranker() -> None:
 def calibrate_model(model: str) -> bool:
     """Fit the decisions of ``model`` when it is the configured one and has no policy yet (its first use,
     the end of a model switch); ``manage.py calibrate`` refits on demand."""
-    from search.calibration.services import calibrate_if_missing
-
     return calibrate_if_missing(model)

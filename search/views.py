@@ -25,8 +25,12 @@ from core.http import HtmxHttpRequest
 from core.ratelimit import allow
 from handbook.models import LANGUAGES
 from search import as_you_type
+from search.insights.logs import search_click_record, search_log_record, search_miss_record
 from search.retrieval.prefix import prefix_matches
 from search.retrieval.query_translation import request_translations
+from search.retrieval.suggest import did_you_mean
+from search.selectors import search_pages
+from search.statistics.scopes import reader_of
 
 MAX_PAGE_NUMBER = 1000
 
@@ -60,8 +64,6 @@ def _search_url(**params: Any) -> str:
 @require_GET
 @vary_on_headers("HX-Request")  # the same URL answers with a page or a fragment
 def search_view(request: HtmxHttpRequest) -> HttpResponse:
-    from search.selectors import search_pages
-
     query = request.GET.get("q", "")
     space, language = _filters(request)
     page_number = _page_number(request.GET.get("page"))
@@ -80,8 +82,6 @@ def search_view(request: HtmxHttpRequest) -> HttpResponse:
             context.update(_result_context(result, query, space, language, typing=typing))
             context.update(_suggestion_context(request, result, query, space, language))
             if not result.total and not result.error and not typing:
-                from search.insights.logs import search_miss_record
-
                 search_miss_record(query=query, language=result.query_language)  # no user: people's words
             if not typing and not result.error:
                 # The model's translation of a submitted query, for its next search (never awaited).
@@ -139,8 +139,6 @@ def _log_search(request: HtmxHttpRequest, result: Any, query: str, page_number: 
     the same search, not recorded again."""
     if page_number != 1 or (request.htmx and request.htmx.history_restore_request):
         return None
-    from search.insights.logs import search_log_record
-
     log = search_log_record(query=query, language=result.query_language, page_ids=[r.page_id for r in result.results])
     return str(log.key) if log else None
 
@@ -152,8 +150,6 @@ def search_opened_view(request: HttpRequest) -> HttpResponse:
 
     Counted only when the page was among that search's results; nothing says who opened it.
     """
-    from search.insights.logs import search_click_record
-
     page = request.POST.get("page", "")
     try:
         key = uuid.UUID(request.POST.get("log", ""))
@@ -172,9 +168,6 @@ def _suggestion_context(request: HttpRequest, result: Any, query: str, space: st
     """A corrected query when little matches, built from words of pages this user may read."""
     if result.error or result.total >= SUGGEST_BELOW:
         return {}
-    from search.retrieval.suggest import did_you_mean
-    from search.statistics.scopes import reader_of
-
     suggestion = did_you_mean(query, reader_of(request.user))
     if not suggestion:
         return {}

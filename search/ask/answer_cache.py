@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from handbook.models import Page
 from search.ask.passages import Passage
 from search.ask.replies import Answer, Citation
 
@@ -39,8 +40,6 @@ def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = No
 
 def mark_outdated(answer: Answer) -> None:
     """'Source updated since': the cited revision is no longer the page's published one."""
-    from handbook.models import Page
-
     current = dict(
         Page.objects.filter(ref__in=[c.ref for c in answer.citations]).values_list("ref", "published_revision_id")
     )

@@ -44,6 +44,7 @@ from core.llm import (
     llm_configured,
 )
 from core.llm import prepare as prepare_llm
+from core.ratelimit import allow
 from core.text import detect_language
 from search.ask import prompts
 from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cache
@@ -53,9 +54,11 @@ from search.ask.passages import Passage, embedder_for, passages_for
 from search.ask.quote_learning import learnt_order
 from search.ask.replies import Answer, AskError, Citation, citation, no_answer
 from search.ask.stream_gate import gate_for
+from search.models import AskLog
 from search.retrieval import parallel
 from search.retrieval.query import QueryError, clean_query, parse_query
 from search.retrieval.query_embedding import query_embedding
+from search.retrieval.query_translation import request_translations
 from search.verified.services import verified_for_asker
 
 logger = logging.getLogger(__name__)
@@ -194,8 +197,6 @@ def llm_answer(
 
 
 def _log(user: Any, answer: Answer, started: float, passages: list[Passage] | None = None) -> None:
-    from search.models import AskLog
-
     # The spaces the retrieved passages came from, best first (ids only): where an unanswered
     # question nearly found its answer, for those spaces' editors (the Insights page).
     spaces = list(dict.fromkeys(p.space_id for p in passages or () if p.space_id))
@@ -218,8 +219,6 @@ def _log(user: Any, answer: Answer, started: float, passages: list[Passage] | No
 
 
 def check_rate_limit(user: Any) -> None:
-    from core.ratelimit import allow
-
     if not allow(f"ask:{getattr(user, 'pk', 'anon')}", settings.ASK_RATE_LIMIT):
         raise AskError("You are asking questions too quickly; please wait a minute and try again.")
 
@@ -230,8 +229,6 @@ def _uses_llm(use_llm: bool) -> bool:
 
 def _request_translations(question: str, user: Any) -> None:
     """The model's translation of the question, fetched off the request for the next ask."""
-    from search.retrieval.query_translation import request_translations
-
     try:
         request_translations(query=question, user_id=getattr(user, "pk", None))
     except Exception as exc:  # a bonus for next time: never a reason to fail this answer

@@ -47,6 +47,7 @@ from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_an
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
+from search.retrieval.query_translation import query_translations
 
 logger = logging.getLogger(__name__)
 
@@ -135,8 +136,6 @@ def _question_stems(question: str, language: str, passages: list[Passage]) -> di
 def _translation(question: str, source: str, target: str) -> str:
     """The question in ``target`` as retrieval translated it (cached there); "" when there is none."""
     try:
-        from search.retrieval.query_translation import query_translations
-
         return query_translations(question, source).get(target, "")
     except Exception as exc:  # a translation is a bonus
         logger.warning("question translation unavailable for quoting: %s", exc)

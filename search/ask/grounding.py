@@ -30,6 +30,7 @@ from core.llm import LLMError
 from core.llm_replies import AnswerReply, parse_reply
 from search.ask.passages import Passage, embedder_for
 from search.ask.replies import Answer, citation, no_answer
+from search.ask.unit_embeddings import sentence_vectors, unit_vectors
 
 logger = logging.getLogger(__name__)
 
@@ -115,8 +116,6 @@ def _similarity_for(cited: list[Passage], chunk_of: dict[str, int]) -> Similarit
     """Cosines of written sentences to the passages' units with the index's model; None without one.
 
     ``chunk_of`` gives each unit's chunk: units' vectors are read as stored at index time."""
-    from search.ask.unit_embeddings import sentence_vectors, unit_vectors
-
     embedder = embedder_for(cited)
     if embedder is None:
         return None

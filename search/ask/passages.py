@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from search.embedding.model_switch import query_embedder
 from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
@@ -54,8 +55,6 @@ def embedder_for(passages: list[Passage]) -> Any:
     its vector, or a passage came from a vector list); None otherwise (embeddings off)."""
     if not any(p.question_vector or p.vector_distance is not None for p in passages):
         return None
-    from search.embedding.model_switch import query_embedder
-
     return query_embedder()
 
 

@@ -23,6 +23,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from core.http import HtmxHttpRequest
 from handbook.models import Space
+from search.ask.answers import AskError, answer_question, stream_answer
+from search.ask.feedback import FeedbackError, feedback_record, feedback_spaces
 
 _MARKER = re.compile(r"\[(\d{1,2})\]")
 
@@ -65,8 +67,6 @@ def _answer_context(question: str, answer: Any = None, error: str = "", user: An
 
 
 def _ask(request: HttpRequest, question: str) -> dict[str, Any]:
-    from search.ask.answers import AskError, answer_question
-
     use_llm = request.POST.get("typing") != "1"  # asked by a search-as-you-type fragment: quotes only
     try:
         answer = answer_question(user=request.user, question=question, use_llm=use_llm)
@@ -109,8 +109,6 @@ def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
     (textContent), and the final fragment - citations verified, everything
     escaped by the template - replaces them.
     """
-    from search.ask.answers import AskError, stream_answer
-
     question = request.POST.get("q", "")
     use_llm = request.POST.get("typing") != "1"  # asked by a search-as-you-type fragment: quotes only
     ui_language = get_language()  # the events are written after the view returned
@@ -152,8 +150,6 @@ class FeedbackForm(forms.Form):
 @login_required
 @require_POST
 def ask_feedback_view(request: HtmxHttpRequest) -> HttpResponse:
-    from search.ask.feedback import FeedbackError, feedback_record, feedback_spaces
-
     form = FeedbackForm(request.POST)
     status, thanked, log = 200, False, None
     if form.is_valid():

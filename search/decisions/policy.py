@@ -29,6 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from celery import current_app
+from django.core.cache import cache
+
+from search.models import DecisionPolicy
+
 logger = logging.getLogger(__name__)
 
 SHIPPED = Path(__file__).resolve().parent / "shipped"
@@ -108,8 +113,6 @@ def _shipped(model: str) -> Policy | None:
 
 
 def _stored(model: str) -> Policy | None:
-    from search.models import DecisionPolicy  # the app registry is ready by the first query, not at import
-
     row = DecisionPolicy.objects.filter(model=model).first()
     if row is None or not row.decisions:
         return None
@@ -149,9 +152,6 @@ def policy_for(model: str) -> Policy | None:
 
 def _ask_for_calibration(model: str) -> None:
     """Queue the model's first calibration (once for every process: the cache key says it is queued)."""
-    from celery import current_app
-    from django.core.cache import cache
-
     try:
         if cache.add(f"decisions:calibrating:{model}", 1, timeout=3600):
             current_app.send_task("search.tasks.calibrate_model", args=[model])

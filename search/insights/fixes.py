@@ -24,6 +24,7 @@ from typing import Any
 
 from handbook.models import Page
 from search.insights.grouping import Group
+from search.retrieval.pipeline import retrieve
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +61,6 @@ def _fresh_pages(user: Any, since: datetime) -> list[_Fresh]:
 
 def _top_pages(text: str, user: Any) -> list[int]:
     """The ids of the first pages retrieval finds for ``text``, as ``user`` would."""
-    from search.retrieval.pipeline import retrieve
-
     try:
         retrieval = retrieve(text, user)
     except Exception as exc:  # a hint on a report page: never a reason to fail it

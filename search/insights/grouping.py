@@ -19,6 +19,7 @@ import numpy as np
 from django.core.cache import cache
 
 from search.decisions.same_question import fold, similarity_threshold
+from search.embedding.model_switch import query_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -64,8 +65,6 @@ class Group:
 
 
 def _embedder():
-    from search.embedding.model_switch import query_embedder
-
     try:
         return query_embedder()
     except Exception as exc:  # grouping by folded text is still useful

@@ -26,7 +26,8 @@ from core.db_router import read_connection
 from search.retrieval.hits import ChunkHit, Filters
 from search.retrieval.vector import vector_leg
 from search.retrieval.visibility import as_visible
-from search.statistics.scopes import EVERYTHING, Reader
+from search.statistics import stamps
+from search.statistics.scopes import EVERYTHING, Reader, scoped_chunks_sql
 
 logger = logging.getLogger(__name__)
 
@@ -52,9 +53,6 @@ def _scope_sums(model: str, reader: Reader = EVERYTHING) -> list[tuple[int, tupl
     (``search/statistics/stamps.py``): a page restricted a moment ago no longer pulls the means
     of the readers it was taken from, whether or not the cache entry has expired.
     """
-    from search.statistics import stamps
-    from search.statistics.scopes import scoped_chunks_sql
-
     key = means_cache_key(model)
     cached = cache.get(key)
     if cached is None or stamps.changed(cached["stamps"], stamps.current(reader)):

@@ -30,12 +30,19 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
 from core import languages
+from core.llm import LLMError, LLMRateLimited, chat_json, llm_configured
+from core.llm_replies import TranslationReply, parse_reply
 from core.queues import enqueue
+from core.text import detect_language
+from search.embedding.model_switch import query_embedder
+from search.retrieval.query import QueryError, parse_query
+from search.statistics.word_translation import translate_words
 
 logger = logging.getLogger(__name__)
 
@@ -49,8 +56,6 @@ MIN_WORDS = 2
 
 
 def translation_enabled() -> bool:
-    from core.llm import llm_configured
-
     return llm_configured() and settings.SEARCH_TRANSLATE_QUERIES
 
 
@@ -77,9 +82,6 @@ def query_translations(
 def _word_translation(
     text: str, source: str, target: str, embedder: Any = None, *, reader: Any = None, owner: Any = None
 ) -> str | None:
-    from search.embedding.model_switch import query_embedder
-    from search.statistics.word_translation import translate_words
-
     embedder = embedder or query_embedder()
     if embedder is None:
         return None
@@ -132,9 +134,6 @@ def queue_translations(*, query: str, user_id: int | None) -> int:
     Mirrors what ``search.retrieval.pipeline.retrieve`` translates: the parsed query's words, not exact
     requests (phrases, exclusions).
     """
-    from core.text import detect_language
-    from search.retrieval.query import QueryError, parse_query
-
     try:
         parsed = parse_query(query)
     except QueryError:
@@ -171,8 +170,6 @@ _background: tuple[int, ThreadPoolExecutor] | None = None
 def _in_background(work: Callable[..., Any], **kwargs: Any) -> None:
     """``work(**kwargs)`` on this process's one background thread (inline when tasks run eagerly:
     tests and debugging, where the caller expects the task to have run)."""
-    from celery import current_app
-
     if current_app.conf.task_always_eager:
         work(**kwargs)
         return
@@ -212,9 +209,6 @@ def translate_query(text: str, source: str, target: str, *, user_id: int | None 
     cached = cache.get(key)
     if cached is not None:
         return cached or None
-    from core.llm import LLMError, LLMRateLimited, chat_json
-    from core.llm_replies import TranslationReply, parse_reply
-
     messages = [
         {
             "role": "system",

@@ -29,6 +29,7 @@ from rapidfuzz.distance import OSA
 
 from core.lru import Lru
 from core.text import STOPWORDS, detect_language, fold_accents
+from search.models import LexiconWord
 from search.statistics import word_translation as lexicon
 from search.statistics.scopes import Reader
 from search.statistics.term_statistics import term_weights
@@ -63,8 +64,6 @@ def reader_vocabulary(reader: Reader) -> Vocabulary | None:
     known = _vocabularies.get(key)
     if known is not None:
         return known
-    from search.models import LexiconWord
-
     counts: dict[str, int] = {}
     languages: dict[str, set[str]] = {}
     readable: dict[str, bool] = {}

@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from core.db_router import read_connection
 from core.lru import Lru
+from handbook.permissions import readable_ids_sql_for_groups
 from search.statistics.scopes import EVERYTHING, NOBODY, Reader, reader_of, spaces_of_groups_sql
 
 ARRAY_MAX_IDS = 1000  # above this many pages, the bitmap form is cheaper to parse and to plan
@@ -68,8 +70,6 @@ class VisiblePages:
     @cached_property
     def estimate(self) -> tuple[int, float]:
         """(visible chunks, visible share of all chunks), estimated from page counts (cheap)."""
-        from core.db_router import read_connection
-
         with read_connection().cursor() as cursor:
             cursor.execute(f"SELECT {ESTIMATE_SQL}")
             all_pages, chunk_rows = cursor.fetchone()
@@ -115,9 +115,6 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     A change to pages the reader cannot read touches no stamp of theirs: it costs them nothing,
     not even a slower search.
     """
-    from core.db_router import read_connection
-    from handbook.permissions import readable_ids_sql_for_groups
-
     reader = reader_of(user) if reader is None else reader
     if reader == NOBODY:
         return VisiblePages([], estimate=(0, 0.0), sorted_unique=True, reader=reader)

@@ -23,6 +23,7 @@ from django.db import connection
 
 from core import languages
 from core.users import is_active_user
+from handbook.models import Page, Space
 
 # The languages with statistics of their own, as an SQL list; every other one counts as 'other'.
 _CODES = ", ".join(f"'{code}'" for code in languages.CODES)
@@ -65,8 +66,6 @@ NOBODY = Reader(frozenset(), frozenset())
 
 def spaces_of_groups_sql(groups: str) -> str:
     """SQL for the array of spaces whose viewers or editors include one of ``groups`` (an SQL set)."""
-    from handbook.models import Space
-
     viewers = connection.ops.quote_name(Space.viewer_groups.through._meta.db_table)
     editors = connection.ops.quote_name(Space.editor_groups.through._meta.db_table)
     return (
@@ -97,8 +96,6 @@ def reader_of(user: Any) -> Reader:
 def scoped_chunks_sql(where: str = "true") -> str:
     """``SELECT`` of every indexed chunk of a published page with its scope (space_id, groups) and
     statistics language (``en``, ``fr`` or ``other``); ``where`` may test ``p`` and ``c``."""
-    from handbook.models import Page
-
     restricted = connection.ops.quote_name(Page.restricted_to_groups.through._meta.db_table)
     return f"""
         SELECT c.id, c.search_vector, c.embedding, c.embedding_model, c.language AS chunk_language,
@@ -115,8 +112,6 @@ def scoped_chunks_sql(where: str = "true") -> str:
 
 def page_scope(page_id: int) -> tuple[int, list[int]] | None:
     """The scope (space id, sorted restriction groups) a page's chunks count in, if it exists."""
-    from handbook.models import Page
-
     restricted = connection.ops.quote_name(Page.restricted_to_groups.through._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(

@@ -20,7 +20,8 @@ from django.db import connection, transaction
 
 from core import languages
 from core.db_router import read_connection
-from search.statistics.scopes import EVERYTHING, Reader
+from search.statistics import stamps
+from search.statistics.scopes import EVERYTHING, Reader, page_scope, scoped_chunks_sql
 
 logger = logging.getLogger(__name__)
 
@@ -43,9 +44,6 @@ def refresh_lexeme_stats(*, page_id: int | None = None, scopes: list[str] | None
     only these scopes (``stamps.scope_key``), those whose pages changed. Each recount records the
     stamps of the scopes it counted, read before counting (``search/statistics/stamps.py``).
     """
-    from search.statistics import stamps
-    from search.statistics.scopes import page_scope, scoped_chunks_sql
-
     if page_id is not None:
         scope = page_scope(page_id)
         if scope is None:
@@ -95,8 +93,6 @@ def ensure_current(reader: Reader) -> list[str]:
     whether or not a worker or the sweep has run since. Scopes the reader cannot read are left
     to their own readers and the sweep.
     """
-    from search.statistics import stamps
-
     stale = stamps.changed(stamps.recorded(LEXEME_STAMPS), stamps.current(reader))
     if stale:
         refresh_lexeme_stats(scopes=stale)
@@ -116,8 +112,6 @@ def refresh_after_indexing(page_id: int | None = None) -> None:
         if estimate < SMALL_INDEX_CHUNKS or cache.add("lexemes:refresh-debounce", 1, REFRESH_DEBOUNCE_S):
             refresh_lexeme_stats()
         return
-    from search.statistics.scopes import page_scope
-
     scope = page_scope(page_id)
     if scope is not None and cache.add(f"lexemes:refresh-debounce:{scope[0]}:{scope[1]}", 1, REFRESH_DEBOUNCE_S):
         refresh_lexeme_stats(page_id=page_id)

@@ -12,6 +12,7 @@ from django.db import connection
 
 from core import languages
 from core.text import STOPWORDS, words
+from search.statistics.scopes import scoped_chunks_sql
 from search.statistics.stamps import key_sql, scope_key
 
 LANGUAGES = languages.CODES  # languages with stop-word lists and text-search configs
@@ -34,8 +35,6 @@ def vocabulary(scopes: list[str] | None = None) -> dict[str, dict[str, Counter[s
     their frequencies, come from the pages that reader may read and from nothing else. ``scopes``:
     only these (``stamps.scope_key``), the ones whose pages changed.
     """
-    from search.statistics.scopes import scoped_chunks_sql
-
     where, params = "c.language = ANY(%s)", [list(LANGUAGES)]
     if scopes is not None:
         where += f" AND {key_sql('p.space_id', 'r.groups')} = ANY(%s)"

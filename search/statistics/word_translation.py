@@ -35,8 +35,12 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models import Count
 
+from core.queues import enqueue
 from search.embedding.embedders import Embedder
+from search.embedding.model_switch import query_embedder
+from search.models import LexiconWord
 from search.statistics import stamps, word_vectors
 from search.statistics.scopes import EVERYTHING, Reader
 from search.statistics.stamps import parse_scope_key, scope_key  # noqa: F401 - the vocabulary's scope keys
@@ -89,8 +93,6 @@ def build_lexicon(
     other scopes' stored counts. ``max_new``: write nothing and return None when more words than
     this would need a vector.
     """
-    from search.models import LexiconWord
-
     started = time.monotonic()
     model = embedder.model_name
     with _one_build():
@@ -137,8 +139,6 @@ def build_lexicon(
 
 def _write(embedder: Embedder, wanted: dict, existing: dict, missing: list, progress: Any) -> None:
     """Store the new words with their vectors, the counts that moved, and drop the words gone."""
-    from search.models import LexiconWord
-
     model = embedder.model_name
 
     def scope_fields(language: str, w: str) -> dict[str, Any]:
@@ -177,10 +177,6 @@ def _write(embedder: Embedder, wanted: dict, existing: dict, missing: list, prog
 
 
 def _stored_counts(model: str) -> dict[str, int]:
-    from django.db.models import Count
-
-    from search.models import LexiconWord
-
     rows = LexiconWord.objects.filter(model=model).values("language").annotate(n=Count("id"))
     return {row["language"]: row["n"] for row in rows}
 
@@ -191,8 +187,6 @@ def lexicon_needs_build(model: str) -> bool:
     built = _version()
     if not built or built.get("model") != model:
         return True
-    from search.models import LexiconWord
-
     if not LexiconWord.objects.filter(model=model).exists() and any(_chunk_counts().values()):
         return True  # emptied (an upgrade that changed how words are counted)
     if time.time() - built.get("built_at", 0) > STALE_AFTER_S:
@@ -238,8 +232,6 @@ def reader_version(reader: Reader, embedder: Embedder | None = None) -> dict | N
     """
     version = _version()
     if embedder is None:
-        from search.embedding.model_switch import query_embedder
-
         embedder = query_embedder()
     if embedder is None or (version and version.get("model") != embedder.model_name):
         return version  # a model switch: the sweep rebuilds for the new model
@@ -252,8 +244,6 @@ def reader_version(reader: Reader, embedder: Embedder | None = None) -> dict | N
         if not scopes:
             return version
     if build_lexicon(embedder, scopes=scopes, max_new=ON_DEMAND_NEW_WORDS) is None:
-        from core.queues import enqueue
-
         with contextlib.suppress(Exception):  # broker down: the sweep queues it
             enqueue("search.tasks.refresh_lexicon")
     return _version()

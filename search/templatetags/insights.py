@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.db import DatabaseError
+
+from search.insights.selectors import can_view_insights
 
 register = template.Library()
 
@@ -15,10 +18,6 @@ def sees_insights(user: Any) -> bool:
         return False
     cached = getattr(user, "_sees_insights", None)  # base.html may ask more than once a request
     if cached is None:
-        from django.db import DatabaseError
-
-        from search.insights.selectors import can_view_insights
-
         try:
             cached = can_view_insights(user)
         except DatabaseError:  # an error page must still render

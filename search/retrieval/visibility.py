@@ -68,6 +68,13 @@ class VisiblePages:
         return np.packbits(bits, bitorder="little").tobytes()
 
     @cached_property
+    def array_literal(self) -> str:
+        """The ids as one Postgres array literal, made once per set: handed to the driver as a list,
+        each statement re-encoded every id in Python (~0.4 ms a statement at 650 ids, several
+        statements a search); as text it is one string to quote."""
+        return "{" + ",".join(map(str, self.ids)) + "}"
+
+    @cached_property
     def estimate(self) -> tuple[int, float]:
         """(visible chunks, visible share of all chunks), estimated from page counts (cheap)."""
         with read_connection().cursor() as cursor:
@@ -81,7 +88,7 @@ class VisiblePages:
         ``index=True`` asks for the form an index on ``column`` can serve.
         """
         if index or len(self.ids) <= ARRAY_MAX_IDS:
-            return f"{column} = ANY(%s)", [self.ids]
+            return f"{column} = ANY(%s::bigint[])", [self.array_literal]
         # CASE keeps get_bit from reading past the bitmap (ids above the largest visible one).
         return (
             f"(CASE WHEN {column} < %s THEN get_bit(%s::bytea, {column}) = 1 ELSE false END)",

@@ -40,6 +40,8 @@ def test_large_sets_use_the_bitmap_unless_an_index_should_serve(monkeypatch):  #
     assert "get_bit" in visible.clause("c.page_id")[0]
     assert "ANY" in visible.clause("c.page_id", index=True)[0]
     assert "ANY" in VisiblePages([3, 1, 2]).clause("c.page_id")[0]
+    # The id list goes as one array literal, encoded once per set (not re-encoded per statement).
+    assert VisiblePages([3, 1, 2]).clause("c.page_id")[1] == ["{1,2,3}"]
     assert _selected(visible, visibility.ARRAY_MAX_IDS + 10) == set(visible)
 
 

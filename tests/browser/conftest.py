@@ -26,8 +26,6 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
 ]
-if os.environ.get("XARGS") is not None:
-    CHROMIUM_ARGS = [a for a in os.environ["XARGS"].split() if a]
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_
 eval "$($BIN/python -m core.embedded env)"
 cleanup() {
   # The Redis of each xdist worker (tests/parallel.py) too, should the run have left one behind.
-  for dir in "$DATA_DIR" "$DATA_DIR"/workers-*/*/; do
+  for dir in "$DATA_DIR" "$DATA_DIR"/workers-*/workers/*/; do
     [ -d "$dir" ] && HANDBOOK_DATA_DIR="$dir" $BIN/python -m core.embedded stop >/dev/null 2>&1 || true
   done
   rm -rf "$DATA_DIR"

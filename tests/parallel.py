@@ -12,6 +12,12 @@ directory of its own, and hands both to the worker through its environment:
 - ``REDIS_URL_FILE``: the settings read the URL from it, and it wins over ``REDIS_URL``
   (core/env.py). A file, because execnet's worker specification cannot carry a ``//``.
 
+Two more are the same for every worker:
+
+- ``TEST_EMBEDDINGS_DIR``: the vectors the local model has computed, shared by the workers
+  (tests/embedding_memo.py), so that a handbook two workers build is embedded once;
+- ``OMP_NUM_THREADS`` (unless set): the cores shared out among the workers' models.
+
 The controller stops them when the run ends; scripts/test.sh stops any left behind.
 """
 
@@ -55,16 +61,23 @@ def give_each_worker_a_redis(config: pytest.Config, specs: list[Any]) -> None:
     # Redis keeps its data across restarts (AOF), and no queue of an earlier run may come back.
     base = Path(tempfile.mkdtemp(prefix="workers-", dir=embedded.data_dir()))
     config.stash[_WORKER_DIRS] = base
+    shared = [f"env:TEST_EMBEDDINGS_DIR={base / 'embeddings'}"]  # tests/embedding_memo.py
+    (base / "embeddings").mkdir()
+    if "OMP_NUM_THREADS" not in os.environ:
+        # The model's engine runs OpenMP on every core: one such team per worker would be more
+        # threads than cores, and OpenMP threads spin while they wait for each other.
+        cores = len(os.sched_getaffinity(0))
+        shared.append(f"env:OMP_NUM_THREADS={max(1, cores // len(specs))}")
     for number, spec in enumerate(specs):
-        directory = base / (spec.id or str(number))  # gw0, gw1…: the worker's name
-        directory.mkdir()
+        directory = base / "workers" / (spec.id or str(number))  # gw0, gw1…: the worker's name
+        directory.mkdir(parents=True)
         with _data_dir(directory):
             url = embedded.redis_url()
         (directory / "redis-url").write_text(url + "\n")
         # Its id is kept (the workers' names, and pytest-django's database suffixes, stay gw0, gw1…).
         keep = f"//id={spec.id}" if spec.id else ""
-        env = f"env:HANDBOOK_DATA_DIR={directory}//env:REDIS_URL_FILE={directory / 'redis-url'}"
-        specs[number] = execnet.XSpec(f"{spec}{keep}//{env}")
+        env = [f"env:HANDBOOK_DATA_DIR={directory}", f"env:REDIS_URL_FILE={directory / 'redis-url'}", *shared]
+        specs[number] = execnet.XSpec("//".join([f"{spec}{keep}", *env]))
 
 
 def stop_the_workers_redis(config: pytest.Config) -> None:
@@ -75,7 +88,7 @@ def stop_the_workers_redis(config: pytest.Config) -> None:
     if base is None:
         return
     pids = []
-    for directory in sorted(base.iterdir()):
+    for directory in sorted((base / "workers").iterdir()):
         with contextlib.suppress(OSError, ValueError):
             pids.append(int((directory / "redis" / "redis.pid").read_text()))
         with _data_dir(directory):

@@ -21,12 +21,19 @@ unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_
 # Settings only read the environment: start the throw-away services and point everything at them.
 eval "$($BIN/python -m core.embedded env)"
 cleanup() {
-  HANDBOOK_DATA_DIR="$DATA_DIR" $BIN/python -m core.embedded stop >/dev/null 2>&1 || true
+  # The Redis of each xdist worker (tests/parallel.py) too, should the run have left one behind.
+  for dir in "$DATA_DIR" "$DATA_DIR"/workers-*/workers/*/; do
+    [ -d "$dir" ] && HANDBOOK_DATA_DIR="$dir" $BIN/python -m core.embedded stop >/dev/null 2>&1 || true
+  done
   rm -rf "$DATA_DIR"
 }
 trap cleanup EXIT
 
 started=$(date +%s)
 $BIN/python manage.py collectstatic --noinput -v 0
-$BIN/python -m pytest --durations=20 "$@"  # the slowest tests are listed: make test stays short
+# On every core (at most 4: each worker holds its own model, browser, Celery worker and Redis);
+# TEST_WORKERS=0, or -n 0 after the arguments, runs in this one process.
+cores=$(nproc 2>/dev/null || echo 2)
+workers=${TEST_WORKERS:-$(( cores < 4 ? cores : 4 ))}
+$BIN/python -m pytest -n "$workers" --dist load --durations=20 "$@"  # the slowest tests are listed
 echo "test suite: $(( $(date +%s) - started )) s"

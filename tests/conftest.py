@@ -16,6 +16,22 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# --- Parallel runs: a Redis per xdist worker (tests/parallel.py) -------------------
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    from tests.parallel import give_each_worker_a_redis
+
+    give_each_worker_a_redis(config, specs)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from tests.parallel import stop_the_workers_redis
+
+    stop_the_workers_redis(config)
+
+
 # --- Decisions: each test reads the policies afresh ----------------------------------
 
 

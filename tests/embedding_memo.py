@@ -8,13 +8,48 @@ computed once is handed back as is:
 every test still gets the real model's vectors. Only the calls into the C engine are saved; the
 embedder's own code (batching, locks, truncation) runs as before, and tests that count its calls
 count them as before. Processes the suite starts (a Celery worker, gunicorn) use the plain model.
+
+In a parallel run (tests/parallel.py) the workers build the same handbooks too: each vector computed
+is also written to a directory they share (``TEST_EMBEDDINGS_DIR``), one file a text, and a worker
+reads it there before computing it again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
+
 import numpy as np
 
 _vectors: dict[tuple[bool, str], np.ndarray] = {}
+
+
+def _shared_path(is_query: bool, text: str) -> Path | None:
+    directory = os.environ.get("TEST_EMBEDDINGS_DIR")
+    if not directory:
+        return None
+    digest = hashlib.sha256(f"{int(is_query)}\0{text}".encode()).hexdigest()
+    return Path(directory) / digest[:2] / f"{digest}.npy"
+
+
+def _read_shared(is_query: bool, text: str) -> np.ndarray | None:
+    path = _shared_path(is_query, text)
+    if path is None or not path.exists():
+        return None
+    return np.load(path)  # type: ignore[no-any-return]
+
+
+def _write_shared(is_query: bool, text: str, vector: np.ndarray) -> None:
+    path = _shared_path(is_query, text)
+    if path is None:
+        return
+    path.parent.mkdir(exist_ok=True)
+    # Written aside, then renamed: another worker reads a whole file or none.
+    partial = path.with_name(f"{path.name}.{os.getpid()}")
+    with open(partial, "wb") as handle:
+        np.save(handle, vector)
+    os.replace(partial, path)
 
 
 def remembering_model_class(base: type) -> type:
@@ -23,10 +58,16 @@ def remembering_model_class(base: type) -> type:
             single = isinstance(texts, str)
             items = [texts] if single else list(texts)
             missing = list(dict.fromkeys(t for t in items if (bool(is_query), t) not in _vectors))
+            for text in missing:
+                shared = _read_shared(bool(is_query), text)
+                if shared is not None:
+                    _vectors[(bool(is_query), text)] = shared
+            missing = [t for t in missing if (bool(is_query), t) not in _vectors]
             if missing:
                 fresh = super()._encode(missing, is_query)
                 for text, vector in zip(missing, np.atleast_2d(fresh), strict=True):
                     _vectors[(bool(is_query), text)] = vector.copy()
+                    _write_shared(bool(is_query), text, vector)
             if single:
                 return _vectors[(bool(is_query), texts)].copy()
             out = np.empty((max(len(items), 1), self.dim), dtype=np.float32)

@@ -25,6 +25,9 @@ def hr(make_user, make_space, make_page) -> Any:  # type: ignore[no-untyped-def]
 
 
 def _as(page: Any, base: str, username: str) -> None:
+    # Leave the last page first: a request it sends late (the editor's presence poll on load) would
+    # otherwise go out without cookies and be refused (a 403 on the console).
+    page.goto("about:blank")
     page.context.clear_cookies()
     log_in(page, base, username, f"pw-{username}")
 

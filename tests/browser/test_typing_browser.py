@@ -32,6 +32,13 @@ new MutationObserver(function () {
 """
 
 
+def hold_page_time(page: Any) -> None:
+    """From here on the page's timers (htmx's 150 ms and 1 s pauses) fire only as the test advances its
+    clock (``page.clock.run_for``): keys typed "at once" or "220 ms apart" are so in the page's time,
+    however busy the machine is. ``page.clock.install()`` comes before the page loads."""
+    page.clock.pause_at(time.time() + 2)
+
+
 @pytest.fixture
 def handbook(make_user, make_space, make_page):  # type: ignore[no-untyped-def]
     people = make_space("people", viewers=("staff",))
@@ -42,31 +49,45 @@ def handbook(make_user, make_space, make_page):  # type: ignore[no-untyped-def]
 
 
 def test_fast_typing_renders_only_the_latest_list(watched, live_server, handbook, monkeypatch):  # type: ignore[no-untyped-def]
-    """GIVEN each light request takes 600 ms at the server, and the first keystroke's waits a second
-    before it starts (as if queued behind other work) WHEN "annual" is typed a key every 220 ms THEN
-    the browser aborts each stale request as the next one leaves, the server drops the first one
-    (a newer keystroke of the session was seen meanwhile) and the list shows "annual" only."""
+    """GIVEN each light request but the last is still at the server when the next keystroke's leaves, and the
+    first keystroke's starts only after a newer one reached the server (as if queued behind other
+    work) WHEN "annual" is typed a key every 220 ms THEN the browser aborts each stale request as
+    the next one leaves, the server drops the first one (a newer keystroke of the session was seen
+    meanwhile) and the list shows "annual" only.
+
+    The keys come at 220 ms of the page's time (its clock held: ``hold_page_time``), and the server
+    waits for the next keystroke rather than for a fixed time (at most 10 s): on a busy machine a
+    request can take longer than any fixed delay."""
     checks: list[tuple[int | None, bool]] = []
-    lock = threading.Lock()
+    lock = threading.Condition()
+    newest = [0]  # the newest keystroke the server has recorded
+    answering = threading.local()  # the keystroke a server thread answers (one thread a request)
     real_superseded, real_matches = as_you_type.superseded, views.prefix_matches
 
     def queued_then_checked(*, session_key: str, sequence: int | None) -> bool:
+        answering.sequence = sequence
         with lock:
             first = not checks and sequence is not None
             if first:
                 checks.append((sequence, False))  # a placeholder: this one is "queued"
-        if first:
-            time.sleep(1.0)
+                lock.notify_all()
+                lock.wait_for(lambda: newest[0] > sequence, timeout=10)
         dropped = real_superseded(session_key=session_key, sequence=sequence)
         with lock:
             if first:
                 checks[0] = (sequence, dropped)
             else:
                 checks.append((sequence, dropped))
+            if sequence is not None and sequence > newest[0]:
+                newest[0] = sequence
+            lock.notify_all()
         return dropped
 
     def slow_matches(**kwargs: Any) -> Any:
-        time.sleep(0.6)
+        if kwargs.get("text") != "annual":  # the last keystroke's is answered at once
+            mine = getattr(answering, "sequence", None) or 0
+            with lock:
+                lock.wait_for(lambda: newest[0] > mine, timeout=10)
         return real_matches(**kwargs)
 
     monkeypatch.setattr(as_you_type, "superseded", queued_then_checked)
@@ -74,10 +95,18 @@ def test_fast_typing_renders_only_the_latest_list(watched, live_server, handbook
     page = watched.page
     aborted: list[str] = []
     page.on("requestfailed", lambda r: "/search/typing/" in r.url and aborted.append(r.url))
+    page.clock.install()
     log_in(page, live_server.url, "reader", "pw-reader")
     page.evaluate(RECORD_LISTS)
 
-    page.locator("#q").press_sequentially("annual", delay=220)
+    hold_page_time(page)
+    for typed, key in enumerate("annual", start=1):  # a key every 220 ms: its light request leaves 150 ms after it
+        page.locator("#q").press(key)
+        page.clock.run_for(220)
+        # The page's 220 ms take no time on the machine: the next key waits until this one's request
+        # has reached the server (at 220 ms apart, it would have), or two requests would race there.
+        with lock:
+            assert lock.wait_for(lambda n=typed: len(checks) >= n, timeout=10), checks
     listing = page.locator("#typing-list")
     expect(listing.locator("[data-typing-query]")).to_have_attribute("data-typing-query", "annual")
     # (Read from the list's text: the pause's full list may already have closed it.)
@@ -97,6 +126,8 @@ def test_fast_typing_renders_only_the_latest_list(watched, live_server, handbook
     assert checks[0][1] is True, checks  # the queued first keystroke: dropped without the work
     assert [dropped for _seq, dropped in checks[1:]] == [False] * (len(checks) - 1), checks
     # The pause's full list comes a second after the last key and closes the typing list.
+    page.clock.run_for(1000)
+    page.clock.resume()
     expect(page.locator("#results")).to_contain_text("Annual leave")
     expect(listing).to_be_hidden()
 
@@ -107,9 +138,12 @@ def test_enter_right_after_typing_sends_no_stale_list(watched, live_server, hand
     page = watched.page
     sent: list[str] = []
     page.on("request", lambda r: "/search/" in r.url and sent.append(r.headers.get("hx-trigger") or "page"))
+    page.clock.install()
     log_in(page, live_server.url, "reader", "pw-reader")
+    hold_page_time(page)  # the keys and Enter come at one instant of the page's time
     page.locator("#q").press_sequentially("annual rev", delay=30)
     page.locator("#q").press("Enter")
+    page.clock.resume()  # the keystrokes' pending pauses run out now
     expect(page.locator("#results")).to_contain_text("Annual review")
     page.wait_for_timeout(1500)  # past the pause delay
     assert sent == ["search-form"], sent
@@ -122,14 +156,18 @@ def test_arrow_keys_choose_in_the_list_and_the_pause_waits(watched, live_server,
     page = watched.page
     sent: list[str] = []
     page.on("request", lambda r: "/search/" in r.url and sent.append(r.headers.get("hx-trigger") or "page"))
+    page.clock.install()
     log_in(page, live_server.url, "reader", "pw-reader")
+    hold_page_time(page)
     page.locator("#q").press_sequentially("annual lea", delay=30)
+    page.clock.run_for(200)  # the short pause: the light list leaves, the full list's pause (1 s) runs on
     listing = page.locator("#typing-list")
     expect(listing.locator("a.typing-hit").first).to_have_text("Annual leave")
     page.locator("#q").press("ArrowDown")
     expect(listing.locator("a.typing-hit").first).to_be_focused()
-    page.wait_for_timeout(1300)  # past the pause delay
+    page.clock.run_for(1300)  # past the pause delay
     expect(listing).to_be_visible()
     assert as_you_type.PAUSE_ID not in sent, sent
+    page.clock.resume()
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", level=1)).to_have_text("Annual leave")

@@ -141,6 +141,9 @@ def test_redis_answers_ping(concurrent_urls):  # type: ignore[no-untyped-def]
 
 
 def test_stop_then_start_again(data_dir, concurrent_urls):  # type: ignore[no-untyped-def]
+    # Its own data to find after the restart: under xdist the module's tests may run on several workers.
+    with psycopg.connect(concurrent_urls[0][0], autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     stop(data_dir)
     assert servers_using(data_dir) == (0, 0)
     assert not (Path(data_dir) / "pg" / "postmaster.pid").exists()
@@ -149,7 +152,7 @@ def test_stop_then_start_again(data_dir, concurrent_urls):  # type: ignore[no-un
     pg_url, redis_url = start(data_dir)
     assert pg_url == concurrent_urls[0][0]  # the socket lives in the data directory
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        # Data survives a restart: the extension created earlier is still there.
+        # Data survives a restart: the extension created before it is still there.
         assert conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() == (1,)
     client = redis.Redis.from_url(redis_url, socket_timeout=5)
     try:

@@ -62,6 +62,11 @@ STALE_CHUNK_SHARE = 0.05  # rebuild when the chunk count moved this much since t
 # ago) when it costs at most this many new word vectors (~20 s of the local model); a larger build
 # is queued for a worker and searches go on without it meanwhile.
 ON_DEMAND_NEW_WORDS = 2_000
+# After a search found a build too large for it, searches leave it to the worker this long before
+# one tries again: counting the vocabulary to find that out takes seconds on a large index (~8 s at
+# 100k chunks), under the build lock, and would otherwise be paid by every search until the worker's
+# build lands. Not a ranking number: it only bounds how often a refused build is retried.
+REFUSED_BUILD_RETRY_S = 600
 _BUILD_LOCK = 0x6C6578  # pg advisory lock: one build at a time, whichever process starts it
 
 
@@ -235,15 +240,30 @@ def reader_version(reader: Reader, embedder: Embedder | None = None) -> dict | N
         embedder = query_embedder()
     if embedder is None or (version and version.get("model") != embedder.model_name):
         return version  # a model switch: the sweep rebuilds for the new model
+    now: dict[str, int] = {}
     if version is None:
         if not settings.SEARCH_WORD_TRANSLATION:
             return None
         scopes = None
     else:
-        scopes = stamps.changed(version.get("scopes"), stamps.current(reader))
+        now = stamps.current(reader)
+        scopes = stamps.changed(version.get("scopes"), now)
         if not scopes:
             return version
+    # Keyed by what would be built: the whole vocabulary, or these scopes at these stamps (all of them
+    # scopes this reader may read, so nobody learns anything of another reader's pages from it).
+    refused = (
+        "lexicon:refused:"
+        + hashlib.sha256(
+            f"{embedder.model_name}\n{[(k, now[k]) for k in scopes] if scopes is not None else 'all'}".encode()
+        ).hexdigest()
+    )
+    with contextlib.suppress(Exception):  # a cache outage: try the build, as before
+        if cache.get(refused):
+            return version
     if build_lexicon(embedder, scopes=scopes, max_new=ON_DEMAND_NEW_WORDS) is None:
+        with contextlib.suppress(Exception):
+            cache.set(refused, True, REFUSED_BUILD_RETRY_S)
         with contextlib.suppress(Exception):  # broker down: the sweep queues it
             enqueue("search.tasks.refresh_lexicon")
     return _version()

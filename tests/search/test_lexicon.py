@@ -169,3 +169,30 @@ def test_a_keyboard_mash_gets_no_translation_and_finds_nothing(bilingual, make_s
         assert lexicon.translate_words(mash, "en", "fr", embedder) is None
         assert _keyword_refs(mash, bob) == []
     assert lexicon.translate_words("canteen", "en", "fr", embedder) == "cantine"
+
+
+@pytest.mark.django_db
+def test_a_build_too_large_for_a_search_is_tried_once_then_left_to_the_worker(bilingual, monkeypatch):
+    """GIVEN no vocabulary yet and a build larger than a search may make WHEN readers search THEN the
+    first search counts the vocabulary, finds it too large and queues the worker's build; the next
+    ones do not count it again (seconds each on a large index, under the build lock)."""
+    from search.statistics.scopes import reader_of
+
+    _pages, bob, carol = bilingual
+    lexicon.forget()
+    monkeypatch.setattr(lexicon, "ON_DEMAND_NEW_WORDS", 0)  # any new word makes it too large
+    tries, queued = [], []
+    real_build = lexicon.build_lexicon
+    monkeypatch.setattr(lexicon, "build_lexicon", lambda *a, **k: tries.append(k) or real_build(*a, **k))
+    monkeypatch.setattr(lexicon, "enqueue", lambda name, *a, **k: queued.append(name))
+
+    assert lexicon.reader_version(reader_of(bob)) is None
+    assert lexicon.reader_version(reader_of(carol)) is None
+    assert lexicon.reader_version(reader_of(bob)) is None
+    assert len(tries) == 1 and tries[0]["scopes"] is None
+    assert queued == ["search.tasks.refresh_lexicon"]
+    assert not LexiconWord.objects.exists()  # nothing written by the refused build
+
+    # Once the worker's build has landed, searches read it as before.
+    lexicon_build()
+    assert lexicon.reader_version(reader_of(bob)) is not None

@@ -88,3 +88,13 @@ def log_in(page: Any, base_url: str, username: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(f"{base_url}/")
+
+
+def log_in_as(page: Any, base_url: str, username: str) -> None:
+    """Sign out whoever is signed in and sign in ``username`` (password ``pw-<username>``).
+
+    The last page is left first: a request it sends late (the editor's presence poll on load) would
+    otherwise go out without cookies and be refused (a 403 on the console)."""
+    page.goto("about:blank")
+    page.context.clear_cookies()
+    log_in(page, base_url, username, f"pw-{username}")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -31,17 +31,9 @@ def hr(make_user, make_space, make_page) -> Any:  # type: ignore[no-untyped-def]
     return space
 
 
-def _as(page: Any, base: str, username: str) -> None:
-    # Leave the last page first: a request it sends late (the editor's presence poll on load) would
-    # otherwise go out without cookies and be refused (a 403 on the console).
-    page.goto("about:blank")
-    page.context.clear_cookies()
-    log_in(page, base, username, f"pw-{username}")
-
-
 def test_an_author_sends_a_page_for_review_a_reviewer_approves_and_readers_see_it_after(watched, live_server, hr):
     page, base = watched.page, live_server.url
-    _as(page, base, "author")
+    log_in_as(page, base, "author")
     page.goto(f"{base}/spaces/hr/_new/")
     page.get_by_label("Title").fill("Parental leave")
     page.get_by_label("Text (Markdown)").fill("# Parental leave\n\nSixteen weeks, fully paid.\n")
@@ -49,10 +41,10 @@ def test_an_author_sends_a_page_for_review_a_reviewer_approves_and_readers_see_i
     expect(page.locator(".messages")).to_contain_text("Sent for review")
     expect(page.locator(".approval-state")).to_contain_text("Waiting for review")
 
-    _as(page, base, "reader")
+    log_in_as(page, base, "reader")
     assert page.goto(f"{base}/spaces/hr/parental-leave/").status == 404
 
-    _as(page, base, "ruth")
+    log_in_as(page, base, "ruth")
     page.goto(f"{base}/insights/")
     waiting = page.locator("#waiting-review")
     expect(waiting).to_contain_text("Waiting for your review")
@@ -61,27 +53,27 @@ def test_an_author_sends_a_page_for_review_a_reviewer_approves_and_readers_see_i
     page.get_by_role("button", name="Approve and publish").click()
     expect(page.locator(".messages")).to_contain_text("Approved and published.")
 
-    _as(page, base, "reader")
+    log_in_as(page, base, "reader")
     assert page.goto(f"{base}/spaces/hr/parental-leave/").status == 200
     expect(page.locator("main")).to_contain_text("Sixteen weeks, fully paid.")
 
 
 def test_a_reviewer_asks_for_changes_and_the_author_reads_the_comment(watched, live_server, hr):
     page, base = watched.page, live_server.url
-    _as(page, base, "author")
+    log_in_as(page, base, "author")
     page.goto(f"{base}/spaces/hr/remote-work/edit/")
     page.get_by_label("Text (Markdown)").fill("# Remote work\n\nUp to four days a week.\n")
     page.get_by_role("button", name="Send for review").click()
     expect(page.locator(".messages")).to_contain_text("Sent for review")
     expect(page.locator("main")).to_contain_text("three days")  # readers keep the published text
 
-    _as(page, base, "ruth")
+    log_in_as(page, base, "ruth")
     page.goto(f"{base}/spaces/hr/remote-work/approval/")
     page.get_by_label("Comment for the author").fill("Four needs the director's sign-off: link the decision.")
     page.get_by_role("button", name="Ask for changes").click()
     expect(page.locator(".messages")).to_contain_text("Changes requested")
 
-    _as(page, base, "author")
+    log_in_as(page, base, "author")
     page.goto(f"{base}/spaces/hr/remote-work/edit/")
     state = page.locator(".approval-state")
     expect(state).to_contain_text("Changes requested")
@@ -96,7 +88,7 @@ def test_a_template_starts_a_new_page(watched, live_server, make_user, make_spac
     body = "# Incident report\n\n## What happened\n\nDescribe it.\n\n## Follow-up\n\nWho does what.\n"
     page_set_template(page=make_page(it, "Incident report template", body), is_template=True)
     page, base = watched.page, live_server.url
-    _as(page, base, "ines")
+    log_in_as(page, base, "ines")
     page.goto(f"{base}/spaces/it/")
     expect(page.locator(".badge--template")).to_have_text("Template")
     page.goto(f"{base}/spaces/it/_new/")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,27 +24,19 @@ def hr(make_user, make_space, make_page) -> Any:  # type: ignore[no-untyped-def]
     return space
 
 
-def _as(page: Any, base: str, username: str) -> None:
-    # Leave the last page first: a request it sends late (the editor's presence poll on load) would
-    # otherwise go out without cookies and be refused (a 403 on the console).
-    page.goto("about:blank")
-    page.context.clear_cookies()
-    log_in(page, base, username, f"pw-{username}")
-
-
 def test_a_linked_translation_shows_its_twin_and_is_flagged_when_the_twin_changes(watched, live_server, hr):
     from handbook.models import Page
     from handbook.services import page_save
 
     page, base = watched.page, live_server.url
-    _as(page, base, "editor")
+    log_in_as(page, base, "editor")
     page.goto(f"{base}/spaces/hr/remote-work/")
     page.get_by_role("link", name="Translations").click()
     page.get_by_label("Translation").select_option(label="Hr › Télétravail (FR)")
     page.get_by_role("button", name="Link").click()
     expect(page.locator(".messages")).to_contain_text("linked as translations")
 
-    _as(page, base, "reader")
+    log_in_as(page, base, "reader")
     page.goto(f"{base}/spaces/hr/remote-work/")
     page.get_by_role("link", name="Version française").click()
     page.wait_for_url(f"{base}/spaces/hr/teletravail/")
@@ -56,7 +48,7 @@ def test_a_linked_translation_shows_its_twin_and_is_flagged_when_the_twin_change
     page.reload()
     expect(page.locator(".translation-outdated")).to_have_count(0)  # readers are not told
 
-    _as(page, base, "editor")
+    log_in_as(page, base, "editor")
     page.goto(f"{base}/spaces/hr/teletravail/")
     flag = page.locator(".translation-outdated")
     expect(flag).to_contain_text("Translation may be out of date")

@@ -21,19 +21,27 @@ def typed_lines(query: str) -> list[str]:
     return list(dict.fromkeys([query, query[:3], *query.split()[:3]]))
 
 
-def typing_findings(world: Any, username: str, query: str) -> list[tuple[str, str]]:
-    """(path, detail) for each page id or canary a typist must not see."""
+def typist(world: Any, username: str) -> Any:
+    """The user's test client, logged in on first use and kept in the world (``World.clients``)."""
     from django.test import Client
 
+    client = world.clients.get(username)
+    if client is None:
+        client = world.clients[username] = Client()
+        if world.users[username].is_active:
+            client.force_login(world.users[username])
+    return client
+
+
+def typing_findings(world: Any, username: str, query: str) -> list[tuple[str, str]]:
+    """(path, detail) for each page id or canary a typist must not see."""
     from search.retrieval.prefix import prefix_matches
     from tests.security.matrix import _canaries_in  # here: matrix imports this module at its top
 
     user = world.users[username]
     expected = world.expected_visible(username)
     found: list[tuple[str, str]] = []
-    client = Client()
-    if user.is_active:
-        client.force_login(user)
+    client = typist(world, username)
     for line in typed_lines(query):
         matches = prefix_matches(user=user, text=line)
         hits = [*matches.pages, *matches.headings]

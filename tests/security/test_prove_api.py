@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 
 from tests.security.api_matrix import KINDS, VIAS, check_api_case, run_api_trial
 from tests.security.matrix import build_world
-from tests.security.test_prove_full import record
+from tests.security.test_prove_full import count, record
 
 pytestmark = [pytest.mark.prove, pytest.mark.timeout(4 * 3600)]
 # (user, query) cases over the API, split between the ways in, as the web matrix counts its 10,000;
-# PROVE_API_CASES picks a smaller run (a quick look at the figures).
-CASES = int(os.environ.get("PROVE_API_CASES", "10000"))
+# PROVE_API_CASES and PROVE_API_REVOCATION_TRIALS pick smaller runs (a quick look at the figures).
+CASES = count("API_CASES", 10_000)
+REVOCATION_TRIALS = count("API_REVOCATION_TRIALS", 400)
 
 
 @pytest.mark.django_db
@@ -40,7 +40,8 @@ def test_api_permission_matrix(client, no_embeddings):
 @pytest.mark.django_db
 def test_api_revocation_trials(client, no_embeddings):
     results = [
-        run_api_trial(seed, KINDS[seed % len(KINDS)], client, via=VIAS[seed // len(KINDS) % 2]) for seed in range(400)
+        run_api_trial(seed, KINDS[seed % len(KINDS)], client, via=VIAS[seed // len(KINDS) % 2])
+        for seed in range(REVOCATION_TRIALS)
     ]
     leaked = sum(after for _before, after in results)
     record("api_revocation", trials=len(results), visible_before=sum(b for b, _a in results), leaks=leaked)

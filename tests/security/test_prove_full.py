@@ -7,6 +7,7 @@ figures in bench/results/prove.json and scripts/prove.sh prints the table.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -18,6 +19,19 @@ from tests.security.revocation import KINDS, run_trial
 
 pytestmark = [pytest.mark.prove, pytest.mark.timeout(4 * 3600)]
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "prove.json"
+
+
+def count(name: str, full: int) -> int:
+    """The full count, or a smaller one from ``PROVE_<name>`` in the environment: a quick look at the
+    cost per case (``make prove`` sets none of them and counts in full)."""
+    return int(os.environ.get(f"PROVE_{name}", str(full)))
+
+
+MATRIX_CASES = count("MATRIX_CASES", 10_000)
+REVOCATION_TRIALS = count("REVOCATION_TRIALS", 1000)
+REINDEX_TASKS = count("REINDEX_TASKS", 500)
+WORKER_KILLS = count("WORKER_KILLS", 10)
+EDIT_RACES = count("EDIT_RACES", 1000)
 
 
 def record(name: str, **figures) -> None:  # type: ignore[no-untyped-def]
@@ -32,7 +46,7 @@ def test_permission_matrix_10000_cases(client):
     started = time.monotonic()
     cases, leaks, http_cases, admin_cases = 0, [], 0, 0
     seed = 1000
-    while cases < 10_000:
+    while cases < MATRIX_CASES:
         world = build_world(seed, n_users=8, n_pages=14, n_queries=25)
         for username in world.users:
             for n, query in enumerate(world.queries):
@@ -61,7 +75,7 @@ def test_permission_matrix_10000_cases(client):
 
 @pytest.mark.django_db
 def test_revocation_1000_trials(no_embeddings):
-    results = [run_trial(seed, KINDS[seed % len(KINDS)]) for seed in range(1000)]
+    results = [run_trial(seed, KINDS[seed % len(KINDS)]) for seed in range(REVOCATION_TRIALS)]
     leaked = sum(r.leaked_after for r in results)
     record("revocation", trials=len(results), visible_before=sum(r.saw_before for r in results), leaks=leaked)
     assert all(r.saw_before for r in results) and leaked == 0
@@ -70,8 +84,8 @@ def test_revocation_1000_trials(no_embeddings):
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_kill_worker_during_500_reindex_tasks(worker, make_space):
-    pages = make_pages(make_space("prove-kill"), 500, seed=7, size=2)
-    report = kill_worker_during_reindex(worker, pages, kills=10, seed=7, heal_timeout=1800)
+    pages = make_pages(make_space("prove-kill"), REINDEX_TASKS, seed=7, size=2)
+    report = kill_worker_during_reindex(worker, pages, kills=WORKER_KILLS, seed=7, heal_timeout=1800)
     record("worker_kill", tasks=report.tasks, faults_injected=report.kills, stale_pages=len(report.inconsistent))
     assert report.inconsistent == []
 
@@ -80,7 +94,7 @@ def test_kill_worker_during_500_reindex_tasks(worker, make_space):
 @pytest.mark.django_db(transaction=True)
 def test_1000_concurrent_edit_races(worker, make_space):
     pages = make_pages(make_space("prove-race"), 20, seed=8, size=1)
-    report = race_edits(pages, edits=1000, threads=8, seed=8, heal_timeout=1800)
+    report = race_edits(pages, edits=EDIT_RACES, threads=8, seed=8, heal_timeout=1800)
     record(
         "edit_races",
         edits=report.saves,
@@ -89,4 +103,4 @@ def test_1000_concurrent_edit_races(worker, make_space):
         lost_edits=report.lost_edits,
         stale_pages=len(report.inconsistent),
     )
-    assert report.lost_edits == 0 and report.revisions_written == 1000 and report.inconsistent == []
+    assert report.lost_edits == 0 and report.revisions_written == EDIT_RACES and report.inconsistent == []

@@ -119,6 +119,9 @@ _db = dj_database_url.parse(
 )
 if "host" in _db.get("OPTIONS", {}):  # a Unix socket directory given as ?host=
     _db["HOST"] = _db["OPTIONS"].pop("host")
+# Lets core/prepared.py's cursors prepare their statements (psycopg prepares nothing while it is
+# None, Django's default); Django's own cursors bind on the client and are never prepared.
+_db.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DATABASES = {"default": _db}
 
 # Read replicas (README "Scaling out"): searches, Ask retrieval and page reads go to a streaming
@@ -134,6 +137,7 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
         _replica["HOST"] = _replica["OPTIONS"].pop("host")
     # A replica that does not answer must not hold a request up for long: the primary takes over.
     _replica["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_REPLICA_CONNECT_TIMEOUT_S", 2, minimum=1))
+    _replica["OPTIONS"].setdefault("prepare_threshold", 5)  # as the primary's (core/prepared.py)
     _replica["TEST"] = {"MIRROR": "default"}  # a test run reads the test database through it
     DATABASES[f"replica{_number}"] = _replica
     DATABASE_REPLICAS.append(f"replica{_number}")

@@ -24,6 +24,7 @@ import numpy as np
 
 from core.db_router import read_connection
 from core.lru import Lru
+from core.prepared import prepared_cursor
 from handbook.permissions import readable_ids_sql_for_groups
 from search.statistics.scopes import EVERYTHING, NOBODY, Reader, reader_of, spaces_of_groups_sql
 
@@ -128,11 +129,13 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     connection = read_connection()
     database = (connection.alias, *(str(connection.settings_dict.get(k)) for k in ("NAME", "HOST", "PORT")))
     stamps_sql, stamps_params = _stamps_sql(reader)
-    with connection.cursor() as cursor:
+    # Prepared (core/prepared.py): every search and keystroke runs it, and planning was most of its cost.
+    with prepared_cursor(connection) as cursor:
         cursor.execute(f"SELECT {stamps_sql}", stamps_params)  # noqa: S608 - our own SQL
         known = _sets.get((database, reader.key, cursor.fetchone()[0] or ""))
-        if known is not None:
-            return known
+    if known is not None:
+        return known
+    with connection.cursor() as cursor:
         sql, params = readable_ids_sql_for_groups(None if reader.everything else tuple(reader.group_ids))
         # The set and the stamps it goes with from one statement (one snapshot). And the reader's
         # spaces as this statement sees them: if they changed since ``reader_of``, the set does not

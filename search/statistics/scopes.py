@@ -22,6 +22,7 @@ from typing import Any
 from django.db import connection
 
 from core import languages
+from core.prepared import prepared_cursor
 from core.users import is_active_user
 from handbook.models import Page, Space
 
@@ -81,7 +82,8 @@ def reader_of(user: Any) -> Reader:
     if user.is_superuser:
         return EVERYTHING
     memberships = connection.ops.quote_name(user.groups.through._meta.db_table)
-    with connection.cursor() as cursor:
+    # Prepared (core/prepared.py): every search and keystroke runs it, and planning was most of its cost.
+    with prepared_cursor(connection) as cursor:
         cursor.execute(
             f"""
             WITH g AS (SELECT group_id FROM {memberships} WHERE user_id = %s)

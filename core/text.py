@@ -68,8 +68,17 @@ def fold_accents(text: str) -> str:
     if text.isascii():  # fast path: the vast majority of English text
         return text
     text = text.translate(_FOLD_TABLE)
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    folded = _LATIN_MARKS.sub("", unicodedata.normalize("NFKD", text))
+    if folded.isascii():  # French, Spanish, German…: their marks are all in the block just removed
+        return folded
+    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+
+
+# The Combining Diacritical Marks block (U+0300–U+036F), which holds the marks of Latin-script
+# accents, except U+034F (the grapheme joiner: not a combining mark). Removed by one regular
+# expression, they no longer go character by character through ``unicodedata.combining``: a third of
+# the time, and folding was most of the time of a French search's snippets.
+_LATIN_MARKS = re.compile("[\u0300-\u034e\u0350-\u036f]+")
 
 
 STOPWORDS = languages.STOPWORDS

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.text import (
+    _FOLD_TABLE,
     STOPWORDS,
     content_words,
     detect_language,
@@ -24,6 +26,16 @@ def test_fold_accents_strips_diacritics_and_ligatures() -> None:
     assert fold_accents("Congés payés à l’été") == "Conges payes a l'ete"
     assert fold_accents("Œuvre cœur ex æquo Straße") == "OEuvre coeur ex aequo Strasse"
     assert fold_accents("ÇA VA") == "CA VA"  # case is preserved
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40))
+def test_fold_accents_drops_exactly_the_combining_marks(text: str) -> None:
+    # The definition, character by character; the block removed at once (U+0300–U+036F less the
+    # grapheme joiner) must change nothing about it, in any script.
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_TABLE))
+    assert fold_accents(text) == "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    assert fold_accents("e\u0301\u034f\U0001d165") == "e\u034f"  # the joiner stays; a mark past the block goes
 
 
 def test_fold_accents_ascii_is_unchanged() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import time
 
-from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
+
+from core.cache import default_cache
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -26,7 +27,7 @@ def allow(key: str, rate: str) -> bool:
     window = int(time.time() // period)
     cache_key = "rl:" + hashlib.sha256(f"{key}:{window}".encode()).hexdigest()[:32]
     try:
-        count = 1 if cache.add(cache_key, 1, timeout=period + 1) else cache.incr(cache_key)
+        count = default_cache().count(cache_key, period + 1)
     except Exception:  # the cache is down: fail open rather than lock everyone out
         return True
     return count <= limit

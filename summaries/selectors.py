@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, NamedTuple
 
-from django.db.models import BooleanField, Case, CharField, Exists, Func, OuterRef, TextField, Value, When
+from django.db.models import BooleanField, Case, CharField, Exists, F, Func, OuterRef, TextField, Value, When
 from django.db.models.functions import Concat
 
 from core.llm import llm_configured
@@ -53,16 +53,25 @@ def summary_for_page(*, page: Page, user: Any) -> PageSummary:
 
 
 def summaries_for_pages(page_ids: list[int]) -> dict[int, Summary]:
-    """Current ready summaries keyed by page id; callers pass only ids they may show."""
-    found: dict[int, Summary] = {}
-    pages = Page.objects.filter(id__in=page_ids).select_related("published_revision")
-    hashes = {
-        p.pk: source_hash(p.published_revision.title, p.published_revision.body) for p in pages if p.published_revision
-    }
-    for summary in Summary.objects.filter(page_id__in=hashes, status=Summary.Status.READY).order_by("updated_at"):
-        if hashes.get(summary.page_id) == summary.source_hash:
-            found[summary.page_id] = summary
-    return found
+    """Current ready summaries keyed by page id; callers pass only ids they may show.
+
+    One statement, the published texts hashed where they are (``_Sha256Hex``, the same digest as
+    ``source_hash``): a result list asks this of every search, and reading ten published bodies to
+    hash them here was a third of the time after retrieval.
+    """
+    published_text = Concat(
+        F("page__published_revision__title"), Value("\n\n"), F("page__published_revision__body"),
+        output_field=TextField(),
+    )  # fmt: skip
+    current = (
+        Summary.objects.filter(
+            page_id__in=page_ids, status=Summary.Status.READY, page__published_revision__isnull=False
+        )
+        .annotate(published_hash=_Sha256Hex(published_text))
+        .filter(source_hash=F("published_hash"))
+        .order_by("updated_at")
+    )
+    return {summary.page_id: summary for summary in current}
 
 
 class _Sha256Hex(Func):

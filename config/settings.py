@@ -119,8 +119,7 @@ _db = dj_database_url.parse(
 )
 if "host" in _db.get("OPTIONS", {}):  # a Unix socket directory given as ?host=
     _db["HOST"] = _db["OPTIONS"].pop("host")
-# Lets core/prepared.py's cursors prepare their statements (psycopg prepares nothing while it is
-# None, Django's default); Django's own cursors bind on the client and are never prepared.
+# core/prepared.py's cursors may prepare (None, Django's default, prepares nothing; Django's own never do).
 _db.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DATABASES = {"default": _db}
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.security.matrix import build_world, check_admin_case, check_case, check_http_case
+from tests.security.matrix import build_world, check_case, check_http_case
+from tests.security.matrix_admin import admin_urls, check_admin_case
 
 SEEDS = [11, 23]
 
@@ -87,8 +88,6 @@ def test_no_admin_path_leaks(client):
     no list, filter, search, raw-id lookup, autocomplete or form names a page or space
     they cannot read (on main the index status list, its search and its space filter did)."""
     from django.contrib import admin
-
-    from tests.security.matrix import admin_urls
 
     world = build_world(37, n_users=5, n_pages=8, n_queries=1)
     leaks = []

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.security.faults import kill_worker_during_reindex, make_pages, race_edits
-from tests.security.matrix import build_world, check_admin_case, check_case, check_http_case
+from tests.security.matrix import build_world, check_case, check_http_case
+from tests.security.matrix_admin import check_admin_case
 from tests.security.revocation import KINDS, run_trial
 
 pytestmark = [pytest.mark.prove, pytest.mark.timeout(4 * 3600)]

@@ -119,8 +119,7 @@ _db = dj_database_url.parse(
 )
 if "host" in _db.get("OPTIONS", {}):  # a Unix socket directory given as ?host=
     _db["HOST"] = _db["OPTIONS"].pop("host")
-# core/prepared.py's cursors may prepare (None, Django's default, prepares nothing; Django's own never do).
-_db.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
+_db.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)  # core/prepared.py (None: nothing prepared)
 DATABASES = {"default": _db}
 
 # Read replicas (README "Scaling out"): searches, Ask retrieval and page reads go to a streaming

@@ -234,13 +234,13 @@ if LLM_BASE_URL and not LLM_MODEL:
 # With an LLM configured: a submitted query's translation is fetched by a worker and used from
 # the next search of that query on; no search waits for it (search/retrieval/query_translation.py).
 SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)
-# Without an LLM: translate query words through the embedding model's nearest words
-# (search/statistics/word_translation.py).
+# Without an LLM: query words translated through the embedding model's nearest words (statistics/word_translation.py).
 SEARCH_WORD_TRANSLATION = env_bool("SEARCH_WORD_TRANSLATION", True)
 # Run a search's keyword, vector and translated lists at once, on separate connections (search/retrieval/parallel.py).
 SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")
+TYPING_RATE_LIMIT = env_str("TYPING_RATE_LIMIT", "600/m")  # a fast typist sends ~5 a second, a script far more
 LOGIN_RATE_LIMIT = env_str("LOGIN_RATE_LIMIT", "10/m")
 COMMENT_RATE_LIMIT = env_str("COMMENT_RATE_LIMIT", "10/m")  # comments posted per person
 # API and MCP calls per person (all tokens and sessions) and per token; Ask and search limits apply too.

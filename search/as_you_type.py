@@ -32,7 +32,6 @@ PAUSE_ID = "q-pause"  # the element that sends the full list when typing pauses 
 # keystroke, or the pause's full list, comes soon anyway.
 TYPING_SLOTS = 2
 SEQUENCE_SECONDS = 120  # a session's latest keystroke number is kept this long after its last one
-TYPING_RATE_LIMIT = "600/m"  # per person; a fast typist sends ~5 a second, a script far more
 
 
 def request_kind(*, htmx: bool, trigger: str | None, typing_path: bool) -> str:

@@ -122,7 +122,7 @@ def search_typing_view(request: HtmxHttpRequest) -> HttpResponse:
     if (
         as_you_type.client_gone(request.META)
         or as_you_type.superseded(session_key=request.session.session_key or "", sequence=sequence)
-        or not allow(f"typing:{request.user.pk}", as_you_type.TYPING_RATE_LIMIT)
+        or not allow(f"typing:{request.user.pk}", settings.TYPING_RATE_LIMIT)
     ):
         return HttpResponse(status=204)
     with as_you_type.typing_slot() as admitted:

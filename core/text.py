@@ -71,7 +71,10 @@ def fold_accents(text: str) -> str:
     folded = _LATIN_MARKS.sub("", unicodedata.normalize("NFKD", text))
     if folded.isascii():  # French, Spanish, German…: their marks are all in the block just removed
         return folded
-    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+    # Other characters remain (« », a no-break space, another script): the distinct ones are tested,
+    # not every character of the text, and only marks among them are removed.
+    marks = [ch for ch in set(folded) if not ch.isascii() and unicodedata.combining(ch)]
+    return folded.translate(dict.fromkeys(map(ord, marks))) if marks else folded
 
 
 # The Combining Diacritical Marks block (U+0300–U+036F), which holds the marks of Latin-script

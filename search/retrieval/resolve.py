@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models.expressions import RawSQL
 from django.urls import reverse
 
+from core.db_router import read_connection
+from core.users import is_active_user
 from handbook.models import Page
+from handbook.permissions import readable_ids_sql_for_groups, user_group_ids
 from search.models import Chunk
 
 
@@ -41,18 +43,24 @@ class ResultPage:
 
 
 def readable_result_pages(user: Any, page_ids: Iterable[int]) -> dict[int, ResultPage]:
-    """``readable_pages`` for a result list: the same permission filter, the fields a list shows."""
-    # The ids as one array parameter: ``id__in`` sent one placeholder per id, each bound in Python.
-    ids = RawSQL("SELECT unnest(%s::bigint[])", ["{" + ",".join(str(int(i)) for i in page_ids) + "}"])
-    rows = (
-        Page.objects.visible_to(user)
-        .filter(id__in=ids)
-        .values_list(
-            *("id", "ref", "title", "slug", "language", "updated_at", "translation_id"),
-            *("space__slug", "space__title"),
-        )
+    """``readable_pages`` for a result list: the fields a list shows, through the same permission
+    filter (``readable_ids_sql_for_groups``: ``visible_to``'s SQL, built once per set of groups;
+    the groups read fresh), in one statement with the ids as one array parameter (``id__in`` bound
+    one placeholder per id, and building the permission filter's query was half of this read)."""
+    if not is_active_user(user):
+        return {}
+    readable_sql, readable_params = readable_ids_sql_for_groups(
+        None if user.is_superuser else tuple(user_group_ids(user))
     )
-    return {row[0]: ResultPage(*row) for row in rows}
+    ids = "{" + ",".join(str(int(i)) for i in page_ids) + "}"
+    with read_connection().cursor() as cursor:
+        cursor.execute(
+            "SELECT p.id, p.ref, p.title, p.slug, p.language, p.updated_at, p.translation_id, s.slug, s.title"
+            " FROM handbook_page p JOIN handbook_space s ON s.id = p.space_id"
+            f" WHERE p.id = ANY(%s::bigint[]) AND p.id IN ({readable_sql})",  # noqa: S608 - our own SQL
+            [ids, *readable_params],
+        )
+        return {row[0]: ResultPage(*row) for row in cursor.fetchall()}
 
 
 def readable_pages(user: Any, page_ids: Iterable[int], *fields: str) -> dict[int, Page]:

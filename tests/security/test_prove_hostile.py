@@ -24,7 +24,10 @@ pytestmark = [
 ]
 
 
-def test_every_hostile_payload_renders_inert(browser, live_server, hostile_site, sink, fake_llm, make_page):  # noqa: F811
+def test_every_hostile_payload_renders_inert(browser, live_server, hostile_site, sink, fake_llm, make_page, settings):  # noqa: F811
+    # Every payload's page is saved within the test's one rate-limit window (tests/conftest.py), each
+    # save asking the model for a summary: the site's LLM limits would stop the saves past 60.
+    settings.LLM_SUMMARY_RATE_LIMIT = settings.LLM_GLOBAL_RATE_LIMIT = "100000/m"
     payloads = generate(sink.url)
     assert len(payloads) >= 200 and len({p.marker for p in payloads}) == len(payloads)
     # PROVE_HOSTILE_PAYLOADS: an evenly spread share of them, for a quick look at the cost per payload.

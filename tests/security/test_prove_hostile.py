@@ -25,9 +25,11 @@ pytestmark = [
 
 
 def test_every_hostile_payload_renders_inert(browser, live_server, hostile_site, sink, fake_llm, make_page, settings):  # noqa: F811
-    # Every payload's page is saved within the test's one rate-limit window (tests/conftest.py), each
-    # save asking the model for a summary: the site's LLM limits would stop the saves past 60.
-    settings.LLM_SUMMARY_RATE_LIMIT = settings.LLM_GLOBAL_RATE_LIMIT = "100000/m"
+    # Every payload's page is saved, and every query asked, within the test's one rate-limit window
+    # (tests/conftest.py), each save asking the model for a summary and each Ask for an answer: the
+    # site's LLM limits (per user, per site, for summaries) would stop the model's part past 20 or 60,
+    # and the model's own output is then never shown. The limits keep their own tests.
+    settings.LLM_SUMMARY_RATE_LIMIT = settings.LLM_GLOBAL_RATE_LIMIT = settings.LLM_USER_RATE_LIMIT = "100000/m"
     payloads = generate(sink.url)
     assert len(payloads) >= 200 and len({p.marker for p in payloads}) == len(payloads)
     # PROVE_HOSTILE_PAYLOADS: an evenly spread share of them, for a quick look at the cost per payload.

@@ -20,13 +20,14 @@ from typing import Any
 import jwt
 import requests
 from django.conf import settings
-from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
+from accounts.backends import LocalBackend
 from accounts.identities import create_sso_account, record_refusal, record_sign_in, sign_in_account
+from accounts.selectors import user_by_id
 
 logger = logging.getLogger(__name__)
 # Seconds the provider's clock may be ahead of ours (iat, nbf) or an expiry behind.
@@ -147,6 +148,11 @@ class HandbookOIDCBackend(OIDCAuthenticationBackend):
             record_refusal(issuer=payload["iss"], subject=str(payload["sub"]), reason=str(exc))
             raise
 
+    def get_user(self, user_id: Any) -> Any:
+        # The library's (any account the id names; deactivated ones read nothing, core/users.py),
+        # read in one prepared statement.
+        return user_by_id(user_id)
+
     def get_userinfo(self, access_token: str, id_token: str, payload: dict[str, Any]) -> dict[str, Any]:
         """The ID token's claims completed by the userinfo endpoint (Entra ID puts groups in the ID
         token, Keycloak in both); who the person is (iss, sub, the username) comes from the ID token."""
@@ -208,7 +214,7 @@ class HandbookOIDCBackend(OIDCAuthenticationBackend):
             return None
 
 
-class PermissionsOnlyBackend(ModelBackend):
+class PermissionsOnlyBackend(LocalBackend):
     """Model permissions for the admin, without password sign-in (LOCAL_LOGIN_ENABLED=false)."""
 
     def authenticate(self, request: Any, username: str | None = None, password: str | None = None, **kw: Any) -> None:

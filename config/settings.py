@@ -336,11 +336,11 @@ LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
 LOCAL_LOGIN_ENABLED = env_bool("LOCAL_LOGIN_ENABLED", True)
 AUTHENTICATION_BACKENDS = [
     # First: model permissions (the admin) come from it, whichever way a person signed in.
-    "django.contrib.auth.backends.ModelBackend" if LOCAL_LOGIN_ENABLED else "accounts.oidc.PermissionsOnlyBackend",
+    "accounts.backends.LocalBackend" if LOCAL_LOGIN_ENABLED else "accounts.oidc.PermissionsOnlyBackend",
     "accounts.oidc.HandbookOIDCBackend",
 ]
+SESSION_ENGINE = "core.sessions"  # Django's database sessions, read in one prepared statement
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 1209600, minimum=60)
-
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", languages.DEFAULT.code)
 LANGUAGES = languages.CHOICES
 LOCALE_PATHS = [BASE_DIR / "locale"]

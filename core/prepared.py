@@ -57,3 +57,28 @@ def prepared_cursor(connection: BaseDatabaseWrapper) -> Iterator[CursorWrapper]:
     wrapper = _PreparedDebugWrapper if connection.queries_logged else CursorWrapper
     with wrapper(raw, connection) as cursor:
         yield cursor
+
+
+class ModelRows:
+    """Model instances from a prepared statement's rows, as the ORM would build them.
+
+    For hot reads whose ORM query costs more to build than to run (the session's user, a result
+    list's summaries): ``columns`` goes in the statement's select list, ``build`` makes each row a
+    model instance, its values converted as the ORM converts them (JSON text decoded, and so on).
+    """
+
+    def __init__(self, model: Any, alias: str) -> None:
+        self.model = model
+        fields = list(model._meta.concrete_fields)
+        self.attnames = [f.attname for f in fields]
+        self.columns = ", ".join(f'{alias}."{f.column}"' for f in fields)
+        self._converters = [(i, f) for i, f in enumerate(fields) if hasattr(f, "from_db_value")]
+
+    def build(self, connection: BaseDatabaseWrapper, rows: list[tuple[Any, ...]]) -> list[Any]:
+        built = []
+        for row in rows:
+            values = list(row)
+            for i, field in self._converters:
+                values[i] = field.from_db_value(values[i], None, connection)
+            built.append(self.model.from_db(connection.alias, self.attnames, values))
+        return built

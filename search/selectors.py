@@ -43,6 +43,7 @@ class SearchResult:
     anchor: str
     space_slug: str
     space_title: str
+    space_id: int
     language: str
     updated_at: datetime
     score: float
@@ -209,6 +210,7 @@ def search_pages(
                 anchor=best.anchor if best else "",
                 space_slug=page_obj.space_slug,
                 space_title=page_obj.space_title,
+                space_id=page_obj.space_id,
                 language=page_obj.language,
                 updated_at=page_obj.updated_at,
                 score=hit.score,

@@ -139,7 +139,8 @@ def _log_search(request: HtmxHttpRequest, result: Any, query: str, page_number: 
     the same search, not recorded again."""
     if page_number != 1 or (request.htmx and request.htmx.history_restore_request):
         return None
-    log = search_log_record(query=query, language=result.query_language, page_ids=[r.page_id for r in result.results])
+    shown = [(r.page_id, r.space_id) for r in result.results]
+    log = search_log_record(query=query, language=result.query_language, results=shown)
     return str(log.key) if log else None
 
 

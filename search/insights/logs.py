@@ -14,7 +14,6 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from handbook.models import Page
 from handbook.page_views import page_views_purge
 from search.models import AskLog, SearchClick, SearchLog, SearchMiss
 
@@ -36,14 +35,15 @@ def search_miss_record(*, query: str, language: str) -> SearchMiss | None:
     return SearchMiss.objects.create(query=text, language=language[:8])
 
 
-def search_log_record(*, query: str, language: str, page_ids: list[int]) -> SearchLog | None:
-    """Record a submitted search with its first results (page ids, best first); no user is stored."""
+def search_log_record(*, query: str, language: str, results: list[tuple[int, int]]) -> SearchLog | None:
+    """Record a submitted search with its first results ((page id, its space's id), best first, as
+    the list showed them); no user is stored."""
     text = _clean(query)
     if not text:
         return None
-    page_ids = list(dict.fromkeys(page_ids))[:RESULTS_LOGGED]
-    space_of = dict(Page.objects.filter(pk__in=page_ids).values_list("pk", "space_id"))
-    spaces = list(dict.fromkeys(space_of[p] for p in page_ids if p in space_of))
+    space_of = dict(results)
+    page_ids = list(space_of)[:RESULTS_LOGGED]
+    spaces = list(dict.fromkeys(space_of[p] for p in page_ids))
     return SearchLog.objects.create(query=text, language=language[:8], result_spaces=spaces, result_pages=page_ids)
 
 

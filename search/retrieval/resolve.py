@@ -37,6 +37,7 @@ class ResultPage:
     translation_id: int | None
     space_slug: str
     space_title: str
+    space_id: int
 
     def get_absolute_url(self) -> str:
         return reverse("page_detail", kwargs={"space_slug": self.space_slug, "page_slug": self.slug})
@@ -55,7 +56,7 @@ def readable_result_pages(user: Any, page_ids: Iterable[int]) -> dict[int, Resul
     ids = "{" + ",".join(str(int(i)) for i in page_ids) + "}"
     with read_connection().cursor() as cursor:
         cursor.execute(
-            "SELECT p.id, p.ref, p.title, p.slug, p.language, p.updated_at, p.translation_id, s.slug, s.title"
+            "SELECT p.id, p.ref, p.title, p.slug, p.language, p.updated_at, p.translation_id, s.slug, s.title, s.id"
             " FROM handbook_page p JOIN handbook_space s ON s.id = p.space_id"
             f" WHERE p.id = ANY(%s::bigint[]) AND p.id IN ({readable_sql})",  # noqa: S608 - our own SQL
             [ids, *readable_params],

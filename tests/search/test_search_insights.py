@@ -24,7 +24,7 @@ def _fast(settings):  # type: ignore[no-untyped-def]
 
 
 def _search(query: str, *pages, opened=()):  # type: ignore[no-untyped-def]
-    log = search_log_record(query=query, language="en", page_ids=[p.pk for p in pages])
+    log = search_log_record(query=query, language="en", results=[(p.pk, p.space_id) for p in pages])
     for page in opened:
         search_click_record(key=log.key, page_id=page.pk)
     return log

@@ -86,7 +86,7 @@ def test_an_opened_result_is_recorded_once_and_only_for_a_page_among_the_results
 
 
 def test_a_click_long_after_its_search_counts_nothing(world):
-    log = search_log_record(query="garage", language="en", page_ids=[world.garage.pk])
+    log = search_log_record(query="garage", language="en", results=[(world.garage.pk, world.garage.space_id)])
     SearchLog.objects.filter(pk=log.pk).update(created_at=timezone.now() - timedelta(days=2))
     assert search_click_record(key=log.key, page_id=world.garage.pk) is False
     assert not SearchClick.objects.exists()
@@ -96,7 +96,7 @@ def test_clicks_need_a_signed_in_reader_and_the_csrf_token(world):
     from django.test import Client
 
     anonymous = Client(enforce_csrf_checks=True)
-    log = search_log_record(query="garage", language="en", page_ids=[world.garage.pk])
+    log = search_log_record(query="garage", language="en", results=[(world.garage.pk, world.garage.space_id)])
     assert anonymous.post("/search/opened/", {"log": log.key, "page": world.garage.pk}).status_code in (302, 403)
     signed_in = Client(enforce_csrf_checks=True)
     signed_in.force_login(world.bob)
@@ -106,8 +106,8 @@ def test_clicks_need_a_signed_in_reader_and_the_csrf_token(world):
 
 def test_logged_searches_and_their_clicks_are_purged_with_the_other_logs(settings, world):
     settings.ASK_LOG_RETENTION_DAYS = 90
-    old = search_log_record(query="old", language="en", page_ids=[world.garage.pk])
-    new = search_log_record(query="new", language="en", page_ids=[world.garage.pk])
+    old = search_log_record(query="old", language="en", results=[(world.garage.pk, world.garage.space_id)])
+    new = search_log_record(query="new", language="en", results=[(world.garage.pk, world.garage.space_id)])
     search_click_record(key=old.key, page_id=world.garage.pk)
     SearchLog.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=91))
     assert logs_purge()["search_logs"] == 1

@@ -309,8 +309,13 @@ def test_a_summary_of_the_same_text_counts_whatever_revision_it_names(space, mak
     page = make_page(space, "Télétravail 🙂", BODY.replace("Remote work", "Travail à distance — été"), index=False)
     summary = generate(page)
     assert pages_without_current_summary(type(page).objects.filter(pk=page.pk)) == []
+    shown = summaries_for_pages([page.pk])[page.pk]  # read raw: every field as the ORM reads it
+    assert shown.key_points and all(isinstance(point, str) for point in shown.key_points)
+    for field in Summary._meta.concrete_fields:
+        assert getattr(shown, field.attname) == getattr(summary, field.attname), field.name
     Summary.objects.filter(pk=summary.pk).update(revision=None)  # as after its revision was deleted
     assert pages_without_current_summary(type(page).objects.filter(pk=page.pk)) == []  # the same text
+    assert list(summaries_for_pages([page.pk])) == [page.pk]
     Summary.objects.filter(pk=summary.pk).update(source_hash=source_hash("other", "text"))
     assert pages_without_current_summary(type(page).objects.filter(pk=page.pk)) == [page.pk]
 

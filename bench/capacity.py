@@ -204,11 +204,13 @@ def report(settings: Any, steps: dict[str, Any], typing: dict[str, Any], alone: 
     rows = [[t["people"], t["seconds"], t["keystrokes"], t["typing"]["requests"], t["typing"]["dropped"],
              t["typing_superseded"], t["keystroke_requests_per_s"], t["typing"]["p95_ms"], t["pause"]["requests"],
              t["pause"]["p95_ms"], t["submit"]["requests"], t["submit"]["p95_ms"],
+             sum(t[kind]["failures"] for kind in ("typing", "pause", "submit")),
              t["cpu_ms_per_request"]]]  # fmt: skip
     section(f"Typing mix (150–250 ms a key, light list after {t['debounce_ms']} ms, full list after "
             f"{t['pause_ms']} ms, word pauses {t['word_pause']:.0%})",
             md_table(["people", "s", "keys", "typing req", "dropped", "superseded", "typing req/s", "typing p95 ms",
-                      "pause req", "pause p95 ms", "submitted", "submit p95 ms", "CPU ms/req"], rows, 1))  # fmt: skip
+                      "pause req", "pause p95 ms", "submitted", "submit p95 ms", "errors", "CPU ms/req"],
+                     rows, 1))  # fmt: skip
     a, per_search = alone, (steps["knee"] or steps["levels"][-1])["cpu_ms_per_request"]
     web, database = (a["cpu_ms_per_request_parts"] + [0.0, 0.0])[:2]
     rows = [[a["concurrency"], a["requests"], a["dropped"], a["failures"], a["rps"], a["p50_ms"], a["p95_ms"],

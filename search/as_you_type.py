@@ -9,8 +9,8 @@ The rule, as the search box in templates/base.html sends it:
 
 A light request is dropped (204, htmx swaps nothing) when a newer keystroke of the same session has
 already been seen, when the browser has gone (htmx aborted it while it queued), or when this process
-already works on ``TYPING_SLOTS`` of them: typing then never holds every thread a submitted search
-needs.
+already works on ``TYPING_SLOTS`` of them (``TYPING_SLOTS_WHILE_SEARCHING`` while a full search runs
+here): typing then never holds every thread a submitted search needs, nor most of its CPU.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ PAUSE_ID = "q-pause"  # the element that sends the full list when typing pauses 
 # two are always free for submitted searches. Past it a keystroke is answered 204 at once: the next
 # keystroke, or the pause's full list, comes soon anyway.
 TYPING_SLOTS = 2
+# While a full search runs in this process, one: its Python shares the process's one interpreter lock
+# with every thread at work, so each keystroke admitted beside it slows it down.
+TYPING_SLOTS_WHILE_SEARCHING = 1
 SEQUENCE_SECONDS = 120  # a session's latest keystroke number is kept this long after its last one
 
 
@@ -83,15 +86,50 @@ def client_gone(meta: dict[str, Any]) -> bool:
         return True
 
 
-_slots = threading.BoundedSemaphore(TYPING_SLOTS)
+class _Slots:
+    """This process's light requests and full searches at work (threads of one gunicorn worker)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.typing = 0
+        self.searches = 0
+
+    def take_typing(self) -> bool:
+        with self._lock:
+            if self.typing >= (TYPING_SLOTS_WHILE_SEARCHING if self.searches else TYPING_SLOTS):
+                return False
+            self.typing += 1
+            return True
+
+    def give_typing(self) -> None:
+        with self._lock:
+            self.typing -= 1
+
+    def count_search(self, step: int) -> None:
+        with self._lock:
+            self.searches += step
+
+
+_slots = _Slots()
 
 
 @contextmanager
 def typing_slot() -> Iterator[bool]:
-    """A slot for one light request in this process, if one is free (never waits)."""
-    admitted = _slots.acquire(blocking=False)
+    """A slot for one light request in this process, if one is free (never waits). Fewer are free
+    while a full search runs here (``full_search``)."""
+    admitted = _slots.take_typing()
     try:
         yield admitted
     finally:
         if admitted:
-            _slots.release()
+            _slots.give_typing()
+
+
+@contextmanager
+def full_search() -> Iterator[None]:
+    """Count a full search (submitted, or typing's pause list) at work in this process; never refused."""
+    _slots.count_search(+1)
+    try:
+        yield
+    finally:
+        _slots.count_search(-1)

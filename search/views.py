@@ -77,9 +77,10 @@ def search_view(request: HtmxHttpRequest) -> HttpResponse:
             context["error"] = _("You are searching very quickly; please wait a moment and try again.")
             status = 429
         else:
-            result = search_pages(
-                user=request.user, query=query, space=space or None, language=language or None, page=page_number
-            )
+            with as_you_type.full_search():
+                result = search_pages(
+                    user=request.user, query=query, space=space or None, language=language or None, page=page_number
+                )
             context.update(_result_context(result, query, space, language, typing=typing))
             context.update(_suggestion_context(request, result, query, space, language))
             if not result.total and not result.error and not typing:

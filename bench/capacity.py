@@ -35,7 +35,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bench.capacity_client import Browser, Recorder, Sample
+from bench.capacity_client import Browser, Recorder, Sample, resent
 from bench.capacity_server import (
     USER_PREFIX,
     demo_queries,
@@ -70,7 +70,7 @@ def ladder_level(browsers: list[Browser], queries: list[str], *, max_requests: i
             ms, ok, _dropped, error = browser.search(queries[n % len(queries)], kind="submit")
             recorder.add(Sample("submit", ms, ok), error)
 
-    cpu_before, started = _cpu(roots), time.monotonic()
+    cpu_before, started, resent_before = _cpu(roots), time.monotonic(), resent(browsers)
     with ThreadPoolExecutor(max_workers=len(browsers)) as pool:
         list(pool.map(user, browsers))
     elapsed, cpu = time.monotonic() - started, _cpu(roots) - cpu_before
@@ -83,6 +83,7 @@ def ladder_level(browsers: list[Browser], queries: list[str], *, max_requests: i
         "rps": round(done / elapsed, 2) if elapsed else 0.0,
         "cpu_ms_per_request": round(1000 * cpu / max(1, stats["requests"]), 1),
         "errors": recorder.errors,
+        "resent": resent(browsers) - resent_before,
     }
 
 
@@ -204,12 +205,12 @@ def report(settings: Any, steps: dict[str, Any], typing: dict[str, Any], alone: 
     rows = [[t["people"], t["seconds"], t["keystrokes"], t["typing"]["requests"], t["typing"]["dropped"],
              t["typing_superseded"], t["keystroke_requests_per_s"], t["typing"]["p95_ms"], t["pause"]["requests"],
              t["pause"]["p95_ms"], t["submit"]["requests"], t["submit"]["p95_ms"],
-             sum(t[kind]["failures"] for kind in ("typing", "pause", "submit")),
+             sum(t[kind]["failures"] for kind in ("typing", "pause", "submit")), t["resent"],
              t["cpu_ms_per_request"]]]  # fmt: skip
     section(f"Typing mix (150–250 ms a key, light list after {t['debounce_ms']} ms, full list after "
             f"{t['pause_ms']} ms, word pauses {t['word_pause']:.0%})",
             md_table(["people", "s", "keys", "typing req", "dropped", "superseded", "typing req/s", "typing p95 ms",
-                      "pause req", "pause p95 ms", "submitted", "submit p95 ms", "errors", "CPU ms/req"],
+                      "pause req", "pause p95 ms", "submitted", "submit p95 ms", "errors", "resent", "CPU ms/req"],
                      rows, 1))  # fmt: skip
     a, per_search = alone, (steps["knee"] or steps["levels"][-1])["cpu_ms_per_request"]
     web, database = (a["cpu_ms_per_request_parts"] + [0.0, 0.0])[:2]

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+from urllib3.exceptions import MaxRetryError, ProtocolError
+from urllib3.util.retry import Retry
 
 from bench.capacity_server import PASSWORD, SearchBox
 from bench.common import percentile
@@ -58,20 +60,60 @@ class Recorder:
         }
 
 
+class ResendOnClosedConnection(Retry):
+    """Send a GET once more when the connection closed before any answer came, as browsers do.
+
+    A kept-alive connection the server closes (its keep-alive ran out) while a request is on its
+    way fails with a reset or an empty answer; a browser then sends the request again on a new
+    connection, and the person sees nothing. Anything else (a timeout, an error status) is not
+    resent. ``on_resend`` counts the resends, which the tables report."""
+
+    def __init__(self, *args: Any, on_resend: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_resend = on_resend
+
+    def new(self, **kwargs: Any) -> ResendOnClosedConnection:
+        retry = super().new(**kwargs)
+        retry.on_resend = self.on_resend
+        return retry
+
+    def increment(self, method: str | None = None, url: str | None = None, *args: Any, **kwargs: Any) -> Retry:
+        error = kwargs.get("error")
+        if not isinstance(error, ProtocolError):  # refused, timed out, an error status: not resent
+            raise MaxRetryError(kwargs.get("_pool"), url, error if isinstance(error, Exception) else None)
+        retry = super().increment(method, url, *args, **kwargs)
+        if self.on_resend is not None:
+            self.on_resend()
+        return retry
+
+
+def browser_session(on_resend: Any = None) -> requests.Session:
+    """A session with a browser's few connections to the server, sending a GET again once when a
+    kept-alive connection closed under it (``ResendOnClosedConnection``)."""
+    session = requests.Session()
+    resend = ResendOnClosedConnection(total=1, connect=0, read=1, status=0, other=0, redirect=0,
+                                      allowed_methods=frozenset({"GET"}), raise_on_status=False,
+                                      on_resend=on_resend)  # fmt: skip
+    session.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=4, max_retries=resend))
+    return session
+
+
 class Browser:
     """One signed-in person: a session (cookies) and the headers htmx sends."""
 
     def __init__(self, url: str, username: str, box: SearchBox) -> None:
         self.url, self.box = url, box
         self.keys = itertools.count(int(time.time() * 1000))  # keystroke numbers, as the page counts them
-        self.session = requests.Session()
-        adapter = requests.adapters.HTTPAdapter(pool_maxsize=4)
-        self.session.mount("http://", adapter)
+        self.resent = 0  # requests sent again after a kept-alive connection closed under them
+        self.session = browser_session(on_resend=self._count_resend)
         self.session.get(f"{url}/accounts/login/", timeout=30)
         form = {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": self.session.cookies["csrftoken"]}
         r = self.session.post(f"{url}/accounts/login/", data=form, headers={"Referer": f"{url}/accounts/login/"})
         if r.status_code != 200 or "/accounts/login/" in r.url:
             raise RuntimeError(f"login failed for {username}: {r.status_code} at {r.url}")
+
+    def _count_resend(self) -> None:
+        self.resent += 1
 
     def search(self, query: str, *, kind: str) -> tuple[float, bool, bool, str]:
         """(ms, ok, dropped, error) for one request of ``kind`` ("typing", "pause" or "submit")."""
@@ -100,3 +142,8 @@ class Browser:
             return ms, ok, dropped, "" if ok else f"typing: HTTP {r.status_code}"
         ok = r.status_code == 200 and bool(_RESULTS_DIV.search(r.text))
         return ms, ok, False, "" if ok else f"HTTP {r.status_code}{'' if r.status_code != 200 else ' without #results'}"
+
+
+def resent(browsers: list[Browser]) -> int:
+    """Requests the ``browsers`` have sent again so far (``ResendOnClosedConnection``)."""
+    return sum(browser.resent for browser in browsers)

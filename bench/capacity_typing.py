@@ -18,7 +18,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bench.capacity_client import Browser, Recorder, Sample
+from bench.capacity_client import Browser, Recorder, Sample, resent
 from bench.capacity_server import SearchBox, tree_cpu_seconds
 
 
@@ -71,7 +71,7 @@ def typing_mix(browsers: list[Browser], queries: list[str], *, box: SearchBox, s
         ms, ok, dropped, error = browser.search(text, kind=kind)
         recorder.add(Sample(kind, ms, ok, superseded=latest[0] != number, dropped=dropped), error)
 
-    cpu_before, started = tree_cpu_seconds(*roots), time.monotonic()
+    cpu_before, started, resent_before = tree_cpu_seconds(*roots), time.monotonic(), resent(browsers)
     with ThreadPoolExecutor(max_workers=len(browsers)) as pool:
         list(pool.map(person, range(len(browsers)), browsers))
     sender.shutdown(wait=True)
@@ -86,6 +86,7 @@ def typing_mix(browsers: list[Browser], queries: list[str], *, box: SearchBox, s
         "typing_superseded": sum(1 for s in recorder.samples if s.kind == "typing" and s.superseded),
         "keystroke_requests_per_s": round(served / elapsed, 2) if elapsed else 0.0,
         "cpu_ms_per_request": round(1000 * cpu / max(1, total), 1), "errors": recorder.errors,
+        "resent": resent(browsers) - resent_before,
     }  # fmt: skip
 
 
@@ -105,7 +106,7 @@ def keystroke_loop(browsers: list[Browser], queries: list[str], *, max_requests:
             ms, ok, dropped, error = browser.search(lines[n % len(lines)], kind="typing")
             recorder.add(Sample("typing", ms, ok, dropped=dropped), error)
 
-    before, started = [tree_cpu_seconds(root) for root in roots], time.monotonic()
+    before, started, resent_before = [tree_cpu_seconds(root) for root in roots], time.monotonic(), resent(browsers)
     with ThreadPoolExecutor(max_workers=len(browsers)) as pool:
         list(pool.map(user, browsers))
     elapsed = time.monotonic() - started
@@ -121,4 +122,5 @@ def keystroke_loop(browsers: list[Browser], queries: list[str], *, max_requests:
         "cpu_ms_per_request": round(1000 * cpu / max(1, stats["requests"]), 2),
         "cpu_ms_per_request_parts": [round(1000 * part / max(1, stats["requests"]), 2) for part in parts],
         "errors": recorder.errors,
+        "resent": resent(browsers) - resent_before,
     }

@@ -1,8 +1,10 @@
 """Writes for single sign-on identities: sign-in, links an admin makes, refused sign-ins.
 
 A person is their provider account, (issuer, subject). The username claim only
-names a new account; it never opens an existing one, except to move an account
-made by single sign-on before identities were stored (``selectors.legacy_sso_account``).
+names a new account; it never opens an existing one. A name proves nothing about
+who signs in: an account an admin unlinked, or switched off with an unusable
+password, would go to whoever the provider lets take that name next. Only an
+identity stored by a first sign-in or by an admin (``link``) opens an account.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import SSOIdentity
-from accounts.selectors import identity_for, legacy_sso_account
+from accounts.selectors import identity_for
+from core.sessions import sessions_end
 
 logger = logging.getLogger(__name__)
 USERNAME_MAX = 150
@@ -26,22 +29,10 @@ class IdentityError(ValueError):
     """The link cannot be made or removed as asked; the message says why."""
 
 
-def sign_in_account(*, issuer: str, subject: str, username: str) -> Any | None:
-    """The existing account this provider account signs in as, linking a legacy one; None: a new person."""
+def sign_in_account(*, issuer: str, subject: str) -> Any | None:
+    """The account this provider account is linked to; None: a new person (never one found by name)."""
     identity = identity_for(issuer=issuer, subject=subject)
-    if identity is not None:
-        return identity.user
-    legacy = legacy_sso_account(username=username)
-    if legacy is None:
-        return None
-    try:
-        with transaction.atomic():
-            SSOIdentity.objects.create(user=legacy, issuer=issuer, subject=subject)
-    except IntegrityError:  # a sign-in in parallel linked it (or another subject took it) first
-        identity = identity_for(issuer=issuer, subject=subject)
-        return identity.user if identity is not None else None
-    logger.info("sign-in: account %s linked to its provider identity (%s)", legacy.username, issuer)
-    return legacy
+    return identity.user if identity is not None else None
 
 
 def free_username(wanted: str) -> str:
@@ -80,14 +71,26 @@ def record_sign_in(*, issuer: str, subject: str) -> None:
     SSOIdentity.objects.filter(issuer=issuer, subject=subject).update(last_login_at=timezone.now())
 
 
-def record_refusal(*, issuer: str, subject: str, reason: str) -> bool:
-    """A sign-in the provider vouched for was refused: the person's tokens stop (True if known)."""
-    found = SSOIdentity.objects.filter(issuer=issuer, subject=subject).update(
-        refused_at=timezone.now(), refused_reason=reason[:200]
+def record_refusal(*, issuer: str, subject: str, reason: str) -> Any | None:
+    """A sign-in the provider vouched for was refused: the person's tokens stop and every browser
+    they are signed in on is signed out. The id of their account, or None when nobody is known.
+
+    Whatever made the handbook refuse them today holds for the session they opened yesterday too;
+    a later sign-in that succeeds opens a new one (and starts their tokens again).
+    """
+    identities = SSOIdentity.objects.filter(issuer=issuer, subject=subject)
+    user_id = identities.values_list("user_id", flat=True).first()
+    if user_id is None:
+        return None
+    identities.update(refused_at=timezone.now(), refused_reason=reason[:200])
+    ended = sessions_end(user_ids=[user_id])
+    logger.warning(
+        "sign-in refused for a known identity (%s): %s; their tokens stop, %d browser session(s) ended",
+        issuer,
+        reason,
+        ended,
     )
-    if found:
-        logger.warning("sign-in refused for a known identity (%s): %s; their tokens stop", issuer, reason)
-    return bool(found)
+    return user_id
 
 
 def link(*, user: Any, issuer: str, subject: str) -> SSOIdentity:

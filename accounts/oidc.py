@@ -144,9 +144,18 @@ class HandbookOIDCBackend(OIDCAuthenticationBackend):
             return super().get_or_create_user(access_token, id_token, payload)
         except SuspiciousOperation as exc:
             # The provider vouched for this account and we still refused: if it is someone we
-            # know, their tokens stop until a sign-in succeeds.
-            record_refusal(issuer=payload["iss"], subject=str(payload["sub"]), reason=str(exc))
+            # know, their tokens stop until a sign-in succeeds and their browser sessions end.
+            if record_refusal(issuer=payload["iss"], subject=str(payload["sub"]), reason=str(exc)) is not None:
+                self._drop_ended_session()
             raise
+
+    def _drop_ended_session(self) -> None:
+        # The request may come from one of the browsers just signed out: its session row is gone,
+        # and a session the sign-in wrote to (OIDC_STORE_ID_TOKEN) would fail to save on the
+        # missing row (a 400 instead of the failure page). Start it afresh, empty, instead.
+        session = getattr(getattr(self, "request", None), "session", None)
+        if session is not None and session.session_key and not session.exists(session.session_key):
+            session.flush()
 
     def get_user(self, user_id: Any) -> Any:
         # The library's (any account the id names; deactivated ones read nothing, core/users.py),
@@ -176,7 +185,7 @@ class HandbookOIDCBackend(OIDCAuthenticationBackend):
 
     def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
         """The account of this provider account; none for a new person (the caller then creates one)."""
-        user = sign_in_account(issuer=claims["iss"], subject=str(claims["sub"]), username=self._username(claims))
+        user = sign_in_account(issuer=claims["iss"], subject=str(claims["sub"]))
         return self.UserModel.objects.filter(pk=user.pk) if user is not None else self.UserModel.objects.none()
 
     def create_user(self, claims: dict[str, Any]) -> Any:

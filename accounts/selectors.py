@@ -74,15 +74,3 @@ def sso_allows_tokens(*, user_id: int, now: datetime) -> bool:
 
 def identity_for(*, issuer: str, subject: str) -> SSOIdentity | None:
     return SSOIdentity.objects.select_related("user").filter(issuer=issuer, subject=subject).first()
-
-
-def legacy_sso_account(*, username: str) -> Any | None:
-    """An account made by single sign-on before identities were stored, for ``username``.
-
-    Only such an account is linked without an admin: no identity at all, no usable password
-    (SSO accounts are made without one, local ones have one) and not a superuser.
-    """
-    user = get_user_model().objects.filter(username=username, is_superuser=False, sso_identities__isnull=True).first()
-    if user is None or user.has_usable_password():
-        return None
-    return user

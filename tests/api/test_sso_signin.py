@@ -148,13 +148,16 @@ def test_a_superuser_is_never_opened_by_a_username(provider):
     assert user.pk != root.pk and not user.is_superuser and user.username == "root-2"
 
 
-def test_an_account_made_by_sso_before_identities_is_linked_at_its_next_sign_in(provider):
+def test_an_account_made_by_sso_before_identities_is_not_linked_by_its_name(provider):
+    # No usable password and no identity is also an unlinked or switched-off account: a name proves
+    # nothing, so an admin links such an account (link_sso) and a sign-in before that is someone new.
     legacy = _sso_account("frank")
     user = provider.sign_in("sub-7", "frank")
-    assert user.pk == legacy.pk
-    assert SSOIdentity.objects.get(user=legacy).subject == "sub-7"
-    # From now on the identity decides: another subject calling itself frank is someone else.
-    assert provider.sign_in("sub-8", "frank").username == "frank-2"
+    assert user.pk != legacy.pk and user.username == "frank-2"
+    assert not legacy.sso_identities.exists()
+    SSOIdentity.objects.filter(user=user).delete()
+    SSOIdentity.objects.create(user=legacy, issuer=ISSUER, subject="sub-7")  # what link_sso does
+    assert provider.sign_in("sub-7", "frank").pk == legacy.pk
 
 
 def test_a_linked_account_is_opened_even_with_a_password_or_as_superuser(provider, make_user):

@@ -2,7 +2,9 @@
 
 Links an account to a provider account, so that its next single sign-on opens
 that account (and no other), or removes the link. The only way, with the admin,
-to give an existing local account or a superuser to a provider account.
+to give an existing account to a provider account: a local one, a superuser, one
+unlinked earlier, one single sign-on made before identities were stored. A
+sign-in never opens an account by its name.
 """
 
 from __future__ import annotations

@@ -37,6 +37,10 @@ class SpaceApprovalForm(forms.Form):
 
 class ApprovalDecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[("approve", _("Approve")), ("changes", _("Ask for changes"))])
+    # The request and revision shown on the page: the decision is for that text, not for whatever
+    # waits when the form arrives (the template writes them from what it shows).
+    request = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    revision = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     comment = forms.CharField(
         label=_("Comment for the author"),
         widget=forms.Textarea(attrs={"rows": 4}),

@@ -104,6 +104,11 @@ def pending_request(page: Page) -> ApprovalRequest | None:
     )
 
 
+def page_request(page: Page, pk: int) -> ApprovalRequest | None:
+    """The page's request ``pk`` in any state (a decision names the one it was read on)."""
+    return ApprovalRequest.objects.filter(page=page, pk=pk).select_related("page__space", "revision").first()
+
+
 def waiting_for(user: Any, *, limit: int = MAX_WAITING) -> list[ApprovalRequest]:
     """Pending requests ``user`` may decide on, oldest first ("Waiting for your review").
 

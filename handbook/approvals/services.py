@@ -117,23 +117,35 @@ def _decided(request: ApprovalRequest, reviewer: Any, state: str, comment: str =
     return request
 
 
-def _locked(request: ApprovalRequest, reviewer: Any) -> tuple[Page, ApprovalRequest]:
+class DecisionOutdated(Exception):
+    """The request the reviewer decided is no longer pending, or no longer for the revision they
+    read: nothing was decided."""
+
+
+def _locked(request: ApprovalRequest, reviewer: Any, revision_id: int) -> tuple[Page, ApprovalRequest]:
+    """The page and ``request``, locked and read again: still pending and still for ``revision_id``
+    (the text the reviewer read), or ``DecisionOutdated``. A decision names its text because the
+    author may publish again while the reviewer reads: deciding "whatever waits now" would approve
+    a text nobody read."""
     page = Page.objects.select_for_update().select_related("space").get(pk=request.page_id)
     request = ApprovalRequest.objects.select_for_update().select_related("revision").get(pk=request.pk)
     request.page = page
+    if not request.is_pending or request.revision_id != revision_id:
+        raise DecisionOutdated
     if not can_decide(reviewer, request):
         raise PermissionDenied
     return page, request
 
 
 @transaction.atomic
-def approval_approve(*, request: ApprovalRequest, reviewer: Any) -> ApprovalRequest:
-    """Publish the request's revision, recording who approved it on the revision.
+def approval_approve(*, request: ApprovalRequest, reviewer: Any, revision_id: int) -> ApprovalRequest:
+    """Publish the request's revision, ``revision_id`` (the one the reviewer read), recording who
+    approved it on the revision.
 
     A request whose revision is no longer the page's latest is closed as superseded instead, and
     nothing is published (returned with that state).
     """
-    page, request = _locked(request, reviewer)
+    page, request = _locked(request, reviewer, revision_id)
     latest = page.revisions.order_by("-number").first()
     if latest is None or latest.pk != request.revision_id:
         return _decided(request, None, State.SUPERSEDED)
@@ -154,9 +166,12 @@ def approval_approve(*, request: ApprovalRequest, reviewer: Any) -> ApprovalRequ
 
 
 @transaction.atomic
-def approval_request_changes(*, request: ApprovalRequest, reviewer: Any, comment: str) -> ApprovalRequest:
-    """Send the text back to its author with a comment; nothing is published."""
-    _page, request = _locked(request, reviewer)
+def approval_request_changes(
+    *, request: ApprovalRequest, reviewer: Any, revision_id: int, comment: str
+) -> ApprovalRequest:
+    """Send the text (``revision_id``, the one the reviewer read) back to its author with a comment;
+    nothing is published."""
+    _page, request = _locked(request, reviewer, revision_id)
     return _decided(request, reviewer, State.CHANGES_REQUESTED, comment.strip())
 
 

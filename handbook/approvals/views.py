@@ -3,6 +3,8 @@ space admin's approval settings. Thin: who may do what is in ``selectors`` and `
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -15,7 +17,7 @@ from handbook.approvals import selectors, services
 from handbook.approvals.forms import ApprovalDecisionForm, SpaceApprovalForm
 from handbook.diff import side_by_side
 from handbook.lookups import administered_space, editable_page
-from handbook.models import ApprovalRequest
+from handbook.models import ApprovalRequest, Page
 
 
 @login_required
@@ -27,22 +29,12 @@ def approval_detail(request: HttpRequest, space_slug: str, page_slug: str) -> Ht
     if approval is None:
         raise Http404
     may_decide = selectors.can_decide(request.user, approval)
-    if request.method == "POST" and not may_decide:
-        raise PermissionDenied
-    form = ApprovalDecisionForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        if form.cleaned_data["decision"] == "approve":
-            approval = services.approval_approve(request=approval, reviewer=request.user)
-            if approval.state == ApprovalRequest.State.APPROVED:
-                messages.success(request, _("Approved and published."))
-                return redirect(page.get_absolute_url())
-            messages.error(request, _("A newer revision was saved since this request: nothing was published."))
-        else:
-            services.approval_request_changes(
-                request=approval, reviewer=request.user, comment=form.cleaned_data["comment"]
-            )
-            messages.success(request, _("Changes requested: the author sees your comment."))
-        return redirect("approval_detail", space_slug=page.space.slug, page_slug=page.slug)
+    form = ApprovalDecisionForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        if not selectors.is_reviewer(request.user, page):
+            raise PermissionDenied
+        if form.is_valid():
+            return _decide(request, page, form.cleaned_data)
     published = selectors.published_against(approval)
     revision = approval.revision
     context = {
@@ -62,6 +54,28 @@ def approval_detail(request: HttpRequest, space_slug: str, page_slug: str) -> Ht
         "new_label": _("Under review (revision %(number)s)") % {"number": revision.number},
     }
     return render(request, "handbook/approvals/approval_detail.html", context, status=400 if form.errors else 200)
+
+
+def _decide(request: HttpRequest, page: Page, data: dict[str, Any]) -> HttpResponse:
+    """Decide the request the form names, on the revision it names (the text the reviewer read)."""
+    approval = selectors.page_request(page, data["request"])
+    if approval is None:
+        raise Http404
+    try:
+        if data["decision"] == "approve":
+            approval = services.approval_approve(request=approval, reviewer=request.user, revision_id=data["revision"])
+            if approval.state == ApprovalRequest.State.APPROVED:
+                messages.success(request, _("Approved and published."))
+                return redirect(page.get_absolute_url())
+            messages.error(request, _("A newer revision was saved since this request: nothing was published."))
+        else:
+            services.approval_request_changes(
+                request=approval, reviewer=request.user, revision_id=data["revision"], comment=data["comment"]
+            )
+            messages.success(request, _("Changes requested: the author sees your comment."))
+    except services.DecisionOutdated:
+        messages.error(request, _("The text changed since you opened it — review it again."))
+    return redirect("approval_detail", space_slug=page.space.slug, page_slug=page.slug)
 
 
 @login_required

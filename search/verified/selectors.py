@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import Any, Protocol
 
 import numpy as np
-from django.db.models import Case, F, FloatField, Q, Value, When
+from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
@@ -234,12 +234,27 @@ def candidate_pages(editor: Any, question: str) -> list[Page]:
     return [pages[pid] for pid in order[:MAX_CANDIDATE_PAGES] if pid in pages]
 
 
-def verified_for_question(editor: Any, question: str) -> list[VerifiedAnswer]:
-    """Answers (and gaps) already recorded for this wording in spaces the editor edits."""
+def verified_for_editor(editor: Any) -> QuerySet[VerifiedAnswer]:
+    """The verified answers ``editor`` may see and change as an editor: answers on pages they may both
+    read (the read paths' visible-pages statement) and edit, and the gaps of spaces they edit.
+
+    Filtered in SQL, so an answer on a page they cannot read, or a deleted one, does not exist for
+    them: not listed, and a change to it is refused like a missing one. Editing a space is not
+    reading each of its pages: a page restricted to another editor group stays closed."""
+    readable = RawSQL(*visible_page_ids_sql(editor))  # noqa: S611 - compiled by the ORM, parameters bound
+    editable = Page.objects.editable_by(editor).values("id")
     spaces = Space.objects.editable_by(editor).values("id")
+    answers = Q(kind=VerifiedAnswer.Kind.ANSWER, page_id__in=readable) & Q(page_id__in=editable)
+    gaps = Q(kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK, page__isnull=True, space_id__in=spaces)
+    return VerifiedAnswer.objects.filter(answers | gaps)
+
+
+def verified_for_question(editor: Any, question: str) -> list[VerifiedAnswer]:
+    """Answers (and gaps) already recorded for this wording that the editor may see."""
     return list(
-        VerifiedAnswer.objects.filter(space_id__in=spaces, wordings__folded=fold(question))
-        .select_related("page", "editor", "space")
+        verified_for_editor(editor)
+        .filter(wordings__folded=fold(question))
+        .select_related("page__published_revision", "editor", "space")
         .distinct()
     )
 
@@ -258,17 +273,18 @@ MAX_LISTED = 50
 
 
 def verified_insights(user: Any) -> VerifiedInsights:
-    """What the viewer, as an editor, should act on: answers on pages they edit whose page changed
-    since (owners' pages first), and the gaps editors marked in spaces they edit."""
-    editable = Page.objects.editable_by(user).published().values("id")
-    answers = VerifiedAnswer.objects.filter(kind=VerifiedAnswer.Kind.ANSWER, page_id__in=editable)
+    """What the viewer, as an editor, should act on: answers on pages they read and edit whose page
+    changed since (owners' pages first), and the gaps editors marked in spaces they edit."""
+    answers = verified_for_editor(user).filter(kind=VerifiedAnswer.Kind.ANSWER)
     changed = (
         answers.exclude(revision_id=F("page__published_revision_id"))
         .select_related("page__published_revision", "editor")
         .order_by(F("page__owner_user_id").asc(nulls_last=True), "page__review_by", "-verified_at")
     )
     owned_first = sorted(changed[:MAX_LISTED], key=lambda v: v.page is None or v.page.owner_user_id != user.pk)
-    gaps = VerifiedAnswer.objects.filter(
-        kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK, space_id__in=Space.objects.editable_by(user).values("id")
-    ).select_related("space", "editor")[:MAX_LISTED]
+    gaps = (
+        verified_for_editor(user)
+        .filter(kind=VerifiedAnswer.Kind.NOT_IN_HANDBOOK)
+        .select_related("space", "editor")[:MAX_LISTED]
+    )
     return VerifiedInsights(changed=[(v, reply_for(v)) for v in owned_first], gaps=list(gaps), count=answers.count())

@@ -1,4 +1,5 @@
-"""Verified answers: what editors write. Every write checks that the editor edits the page's space."""
+"""Verified answers: what editors write. Every write checks that the editor may read and edit the page
+(a gap: edit its space)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from core.text import detect_language
 from handbook.models import Page, Space
 from handbook.permissions import can_edit, can_edit_space
 from search.models import VerifiedAnswer, VerifiedQuestion
-from search.verified.selectors import AskPassage, VerifiedReply, verified_reply
+from search.verified.selectors import AskPassage, VerifiedReply, verified_for_editor, verified_reply
 from search.verified.wording import clean_question, fold, question_vector, unit_hash
 
 logger = logging.getLogger(__name__)
@@ -125,9 +126,19 @@ def _withdraw_same(question: str, space_id: int, *, page: Page | None) -> None:
     same.delete()
 
 
+def _changeable(editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
+    """``verified`` read again, locked, through the editor's filter (``verified_for_editor``): one on a
+    page they may not read and edit, or a deleted page, is refused as if it did not exist."""
+    found = verified_for_editor(editor).filter(pk=verified.pk).select_for_update().first()
+    if found is None:
+        raise VerifyError(_("This verified answer no longer exists."))
+    return found
+
+
 @transaction.atomic
 def verify_again(*, editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
     """Confirm an answer on the page's current text: the cited units still on it are kept."""
+    verified = _changeable(editor, verified)
     page = verified.page
     if page is None or not can_edit(editor, page) or page.published_revision is None:
         raise VerifyError(_("You can verify answers only from published pages you may edit."))
@@ -144,10 +155,10 @@ def verify_again(*, editor: Any, verified: VerifiedAnswer) -> VerifiedAnswer:
     return verified
 
 
+@transaction.atomic
 def withdraw(*, editor: Any, verified: VerifiedAnswer) -> None:
-    if not can_edit_space(editor, verified.space):
-        raise VerifyError(_("You can withdraw answers only in spaces you edit."))
-    verified.delete()
+    """Remove the answer (or gap): readers who ask get Ask's own answer again."""
+    _changeable(editor, verified).delete()
     answers_changed.send(sender=VerifiedAnswer)
 
 

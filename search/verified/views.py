@@ -17,8 +17,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from handbook.models import Page, Space
-from search.models import VerifiedAnswer
-from search.verified.selectors import candidate_pages, picker_sections, reply_for, verified_for_question
+from search.verified.selectors import (
+    candidate_pages,
+    picker_sections,
+    reply_for,
+    verified_for_editor,
+    verified_for_question,
+)
 from search.verified.services import VerifyError, mark_not_in_handbook, verify_again, verify_answer, withdraw
 
 
@@ -89,8 +94,9 @@ def verify_view(request: HttpRequest) -> HttpResponse:
 @require_POST
 def verified_change_view(request: HttpRequest, pk: int) -> HttpResponse:
     """Verify again on the page's current text, or withdraw."""
-    spaces = Space.objects.editable_by(request.user).values("id")
-    verified = get_object_or_404(VerifiedAnswer.objects.select_related("page", "space"), pk=pk, space_id__in=spaces)
+    # One that exists but that they may not see is a 404 like a missing one: the answer says nothing
+    # of a page they cannot read.
+    verified = get_object_or_404(verified_for_editor(request.user).select_related("page", "space"), pk=pk)
     try:
         if request.POST.get("action") == "withdraw":
             withdraw(editor=request.user, verified=verified)

@@ -37,6 +37,13 @@ def _edit(client: Any, page: Page, body: str, action: str = "publish") -> Any:
     return client.post(page.get_absolute_url() + "edit/", data)
 
 
+def _decision(page: Page, decision: str, **more: str) -> dict[str, Any]:
+    """The decision form's data for the page's pending request, as its approval page names it."""
+    request = selectors.pending_request(page)
+    assert request is not None
+    return {"decision": decision, "request": request.pk, "revision": request.revision_id, **more}
+
+
 def test_publish_by_an_author_opens_a_request_and_readers_keep_the_published_text(client, review):
     client.force_login(review.editor)
     response = _edit(client, review.remote, "# Remote work\n\nFour days PENDINGTEXT.\n")
@@ -62,7 +69,7 @@ def test_a_reviewer_approves_from_insights_and_the_revision_records_it(client, r
     detail = client.get("/spaces/hr/remote-work/approval/").content.decode()
     assert "Approve and publish" in detail
     assert "<ins>Four</ins>" in detail and "<del>Staff may work from home up to three</del>" in detail, detail
-    response = client.post("/spaces/hr/remote-work/approval/", {"decision": "approve"})
+    response = client.post("/spaces/hr/remote-work/approval/", _decision(review.remote, "approve"))
     assert response.status_code == 302
     page = Page.objects.select_related("published_revision").get(pk=review.remote.pk)
     assert "Four days" in page.body and page.published_revision.approved_by == review.ruth
@@ -76,8 +83,10 @@ def test_changes_requested_need_a_comment_and_reach_the_author(client, review):
     client.force_login(review.editor)
     _edit(client, review.remote, "# Remote work\n\nFour days.\n")
     client.force_login(review.ruth)
-    assert client.post("/spaces/hr/remote-work/approval/", {"decision": "changes"}).status_code == 400
-    client.post("/spaces/hr/remote-work/approval/", {"decision": "changes", "comment": "Cite the policy number."})
+    assert client.post("/spaces/hr/remote-work/approval/", _decision(review.remote, "changes")).status_code == 400
+    client.post(
+        "/spaces/hr/remote-work/approval/", _decision(review.remote, "changes", comment="Cite the policy number.")
+    )
     page = Page.objects.get(pk=review.remote.pk)
     assert "three days" in page.body
     assert selectors.latest_request(page).state == State.CHANGES_REQUESTED
@@ -97,7 +106,8 @@ def test_a_new_page_waits_for_approval_and_nobody_reads_it_before(client, review
     assert not Page.objects.visible_to(review.reader).filter(pk=page.pk).exists()
     client.force_login(review.reader)
     assert client.get(page.get_absolute_url()).status_code == 404
-    approval_approve(request=selectors.pending_request(page), reviewer=review.rita)
+    pending = selectors.pending_request(page)
+    approval_approve(request=pending, reviewer=review.rita, revision_id=pending.revision_id)
     assert Page.objects.visible_to(review.reader).filter(pk=page.pk).exists()
 
 
@@ -108,7 +118,7 @@ def test_nobody_approves_their_own_text_unless_the_only_reviewer(client, review)
     )
     assert submitted.request is not None  # rita could approve: ruth's publish goes to review
     client.force_login(review.ruth)
-    assert client.post("/spaces/hr/remote-work/approval/", {"decision": "approve"}).status_code == 403
+    assert client.post("/spaces/hr/remote-work/approval/", _decision(page, "approve")).status_code == 403
     assert "Another reviewer" in client.get("/spaces/hr/remote-work/approval/").content.decode()
     assert submitted.request not in selectors.waiting_for(review.ruth)
     assert submitted.request in selectors.waiting_for(review.rita)
@@ -124,7 +134,9 @@ def test_only_reviewers_who_may_edit_the_page_decide(client, review, make_user):
     client.force_login(review.editor)
     _edit(client, review.remote, "# Remote work\n\nFour days.\n")
     request = selectors.pending_request(review.remote)
-    assert client.post("/spaces/hr/remote-work/approval/", {"decision": "approve"}).status_code == 403  # an author
+    assert (
+        client.post("/spaces/hr/remote-work/approval/", _decision(review.remote, "approve")).status_code == 403
+    )  # an author
     reviewer_only = make_user("gus", "staff", "hr-reviewers")  # in the group, but no editor of hr
     assert not selectors.can_decide(reviewer_only, request) and selectors.waiting_for(reviewer_only) == []
     client.force_login(review.reader)
@@ -159,7 +171,9 @@ def test_a_newer_draft_supersedes_the_request_and_a_stale_approval_publishes_not
     page_save(page=page, title=page.title, body="Four", author=review.editor, publish=False)
     second.state = State.PENDING
     ApprovalRequest.objects.filter(pk=second.pk).update(state=State.PENDING)
-    assert approval_approve(request=second, reviewer=review.ruth).state == State.SUPERSEDED
+    assert (
+        approval_approve(request=second, reviewer=review.ruth, revision_id=second.revision_id).state == State.SUPERSEDED
+    )
     assert "three days" in Page.objects.get(pk=page.pk).body
 
 

@@ -191,6 +191,11 @@ class SearchMiss(models.Model):
 
     query = models.CharField(max_length=500)
     language = models.CharField(max_length=8, default=languages.DEFAULT.code)
+    # Who searched, as a key that names nobody: a hash of a secret of the person's and the search's
+    # words (``search.insights.logs``). It only counts the distinct people behind the same words,
+    # for Insights' rule (``search.insights.visibility.MIN_ASKERS``); it links none of a person's
+    # other searches. Null on rows recorded before it was kept: they count as nobody.
+    searcher_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

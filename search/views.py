@@ -84,7 +84,8 @@ def search_view(request: HtmxHttpRequest) -> HttpResponse:
             context.update(_result_context(result, query, space, language, typing=typing))
             context.update(_suggestion_context(request, result, query, space, language))
             if not result.total and not result.error and not typing:
-                search_miss_record(query=query, language=result.query_language)  # no user: people's words
+                # No user is stored, only a key that tells distinct searchers apart (people's words).
+                search_miss_record(query=query, language=result.query_language, user=request.user)
             if not typing and not result.error:
                 # The model's translation of a submitted query, for its next search (never awaited).
                 request_translations(query=query, user_id=request.user.pk)

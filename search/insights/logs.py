@@ -1,20 +1,26 @@
 """What people look for: submitted searches (the first results, which were opened), searches that
 found nothing, and how long such logs are kept.
 
-Questions and searches are people's words. Searches are recorded without the person, and the
-Ask log, the searches and the searches that found nothing are deleted after
-``ASK_LOG_RETENTION_DAYS`` (default 90) by a daily task.
+Questions and searches are people's words. Searches are recorded without the person (a search
+that found nothing keeps only a key that tells its searcher from others who searched the same
+words: ``_searcher_key``), and the Ask log, the searches and the searches that found nothing are
+deleted after ``ASK_LOG_RETENTION_DAYS`` (default 90) by a daily task.
 """
 
 from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
+from django.db.models import CharField, Func, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from handbook.page_views import page_views_purge
+from search.insights.visibility import same_words
 from search.models import AskLog, SearchClick, SearchLog, SearchMiss
 
 MAX_QUERY_CHARS = 500
@@ -27,12 +33,29 @@ def _clean(query: str) -> str:
     return " ".join("".join(c for c in query if c.isprintable() or c.isspace()).split())[:MAX_QUERY_CHARS]
 
 
-def search_miss_record(*, query: str, language: str) -> SearchMiss | None:
-    """Record a submitted search that found nothing (no user is stored)."""
+def _searcher_key(user_id: Any, text: str) -> Func:
+    """SQL for the hex SHA-256 of a secret of the person's and the words of ``text``.
+
+    The words are folded by the same SQL as Insights counts them with (``same_words``), so one
+    person's spellings of a search are one searcher. With the words in it, a person's keys for
+    other searches have nothing in common with it: it gathers nobody's searches, and without
+    SECRET_KEY it names nobody.
+    """
+    person = salted_hmac("search.insights.logs.searcher", str(user_id), algorithm="sha256").hexdigest()
+    utf8 = Func(Concat(Value(person), same_words(Value(text))), Value("UTF8"), function="convert_to")
+    return Func(Func(utf8, function="sha256"), Value("hex"), function="encode", output_field=CharField())
+
+
+def search_miss_record(*, query: str, language: str, user: Any) -> SearchMiss | None:
+    """Record a submitted search that found nothing (no user is stored: ``_searcher_key``)."""
     text = _clean(query)
     if not text:
         return None
-    return SearchMiss.objects.create(query=text, language=language[:8])
+    key = _searcher_key(user.pk, text) if user.pk is not None else None  # anonymous: nobody
+    miss = SearchMiss.objects.create(query=text, language=language[:8], searcher_key=key)
+    if key is not None:  # the instance holds the SQL, with the person's secret in it, not the key
+        miss.refresh_from_db(fields=["searcher_key"])
+    return miss
 
 
 def search_log_record(*, query: str, language: str, results: list[tuple[int, int]]) -> SearchLog | None:

@@ -5,8 +5,8 @@ Privacy and permissions (README, "Insights and privacy"):
 - Only editors of at least one space and superusers see the page; no person is ever named.
 - Which asked questions a viewer may see is ``search.insights.visibility``: those whose passages came
   from pages the viewer may ALL read, with one in a space they edit; those that matched nothing once
-  several people asked them; superusers: all. Searches that found nothing (no person is kept) are
-  shown to every editor.
+  several people asked them; superusers: all. Searches that found nothing (no person is kept),
+  to every viewer once as many distinct people searched them (``visibility.misses_shown``).
 - Spaces are named only when the viewer edits them; a page (title, link, quote, answer text)
   only when the viewer may read it and, for answers readers rejected, edits its space.
 - Times of asked questions are shown to the day (the template), never to the minute.
@@ -28,8 +28,8 @@ from core.users import is_active_user
 from handbook.models import Page, Space
 from search.insights.fixes import Fix, possible_fixes
 from search.insights.grouping import Group, Mention, group_mentions
-from search.insights.visibility import asks_shown
-from search.models import AskLog, SearchMiss
+from search.insights.visibility import asks_shown, misses_shown
+from search.models import AskLog
 
 MAX_ROWS = 2000  # the most recent questions (and searches) read per list
 MAX_GROUPS = 50
@@ -94,7 +94,7 @@ def unanswered(scope: Scope) -> list[UnansweredGroup]:
         .values_list("question", "created_at", "passage_spaces", "mode")[:MAX_ROWS]
     )
     mentions = [Mention(q, "ask", at, tuple(spaces or ()), _outcome(mode, False)) for q, at, spaces, mode in asks]
-    misses = SearchMiss.objects.order_by("-created_at").values_list("query", "created_at")[:MAX_ROWS]
+    misses = misses_shown().order_by("-created_at").values_list("query", "created_at")[:MAX_ROWS]
     mentions += [Mention(q, "search", at) for q, at in misses]
     groups = [g for g in group_mentions(mentions) if g.no_answer or g.searches or g.answered_badly][:MAX_GROUPS]
     fixes = possible_fixes(groups, user=scope.user, edited_space_ids=scope.space_ids, superuser=scope.superuser)

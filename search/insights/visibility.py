@@ -11,6 +11,10 @@ shows asked questions (or counts them) starts from these filters, in SQL before 
 - Rows logged before their passages' pages were kept cannot be checked: superusers only.
 
 Superusers see every row (they can read the Ask log in the admin anyway).
+
+Searches that found nothing (``SearchMiss``) are people's words too, and say nothing of any page:
+every viewer, superusers included (no admin lists them), sees them only once ``MIN_ASKERS`` distinct
+people searched them in the same words (``misses_shown``).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from django.db.models import (
 from django.db.models.functions import Lower, Trim
 
 from handbook.models import Page
-from search.models import AskLog
+from search.models import AskLog, SearchMiss
 
 # In a small team one or two people asking the same thing can be told apart by whoever knows who
 # was working on it that day; from three distinct askers on it is a shared need, not a person.
@@ -85,7 +89,7 @@ def no_passage_q() -> Q:
     return Q(passage_spaces=[]) & (Q(passage_pages__isnull=True) | Q(passage_pages=[]))
 
 
-def same_words(field: str = "question") -> Func:
+def same_words(field: str | Value = "question") -> Func:
     """The question's words for counting askers: lower case, spaces and ASCII punctuation folded.
 
     Stricter than the Insights grouping (``grouping.fold`` folds accents and all punctuation too),
@@ -126,3 +130,17 @@ def asks_shown(user: Any, *, superuser: bool, space_ids: list[int]) -> QuerySet[
     about_mine = readable_passages_q(user) & passages_in_spaces_q(user, space_ids)
     shared = no_passage_q() & Q(words__in=shared_words())
     return logs.alias(words=same_words()).filter(about_mine | shared)
+
+
+def misses_shown() -> QuerySet[SearchMiss]:
+    """Searches that found nothing, of words (``same_words``) that ``MIN_ASKERS`` distinct people
+    searched; rows recorded before searchers were told apart count as nobody."""
+    shared = (
+        SearchMiss.objects.annotate(words=same_words("query"))
+        .order_by()
+        .values("words")
+        .annotate(searchers=Count("searcher_key", distinct=True))
+        .filter(searchers__gte=MIN_ASKERS)
+        .values("words")
+    )
+    return SearchMiss.objects.alias(words=same_words("query")).filter(words__in=shared)

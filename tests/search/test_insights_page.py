@@ -42,6 +42,9 @@ def world(make_space, make_page, make_user, no_embeddings) -> SimpleNamespace:  
     # people, and by one).
     for n in range(3):
         _log("What is the wifi password?", spaces=[], user=make_user(f"asker{n}", "staff"))
+    for n in range(3):  # searched by several people (visibility.MIN_ASKERS), and by one
+        SearchMiss.objects.create(query="plughsearch", searcher_key=f"searcher-{n}")
+    SearchMiss.objects.create(query="lonelysearch", searcher_key="searcher-0")
     _log("Where do I charge my electric car?", spaces=[a.pk], passage_pages=[garage.pk])
     _log("where do I charge my electric car", spaces=[a.pk], passage_pages=[garage.pk])
     _log("Where do I charge my ELECTRIC car!", spaces=[a.pk], passage_pages=[garage.pk])
@@ -50,7 +53,6 @@ def world(make_space, make_page, make_user, no_embeddings) -> SimpleNamespace:  
     _log("Who is the lonelyasker?", spaces=[], user=make_user("lonely", "staff"))
     _log("Legacy row before spaces were kept", spaces=None)
     _log("Legacy row before pages were kept", spaces=[a.pk])
-    SearchMiss.objects.create(query="plughsearch")
     # Answers readers rejected.
     _log(
         "How many spaces in the garage?",
@@ -105,7 +107,8 @@ def test_an_editor_sees_the_gaps_of_their_spaces_and_nothing_of_others(client, w
     body = _page(client, world.editor_a)
     assert "where do i charge my electric car" in body.lower()
     assert "What is the wifi password?" in body  # matched nothing, asked by several people
-    assert "plughsearch" in body  # a search that found nothing
+    assert "plughsearch" in body  # a search that found nothing, by several people
+    assert "lonelysearch" not in body
     # B's: its question, its space, its page title, snippet and the reader's comment on it; a
     # question that reached B too; one person's question that matched nothing; legacy rows.
     for hidden in ("bonusquestion", "Payroll", "bandtitle", "bandsecret", "bandcomment", "Legacy row"):

@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run run-sso test install lint bench prove stop clean
+.PHONY: run run-sso test install lint bench prove stop clean docs docs-serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -38,6 +38,20 @@ bench: install
 
 prove: install
 	@bash scripts/prove.sh
+
+# The documentation's tools go into the same venv, reinstalled only when requirements-docs.txt changes.
+$(VENV)/.docs-installed: requirements-docs.txt | $(VENV)/.installed
+	$(BIN)/pip install --quiet -r requirements-docs.txt
+	touch $@
+
+# The documentation site, built into site/ (mkdocs.yml); strict: a broken link or a page missing
+# from the navigation fails. It imports the settings and the API (docs/hooks.py), never a service.
+docs: install $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# Live preview on http://127.0.0.1:8001/ (make run keeps 8000).
+docs-serve: install $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 stop:
 	$(BIN)/python -m core.embedded stop

@@ -1,9 +1,9 @@
 """Handbook settings: one module, configured from the environment.
 
-Every variable is listed in the README. Importing it reads configuration and nothing
-else: with no ``DATABASE_URL`` / ``REDIS_URL``, the entry points (``manage.py``, the
-run, test and bench scripts) start the embedded Postgres and Redis and set them
-before the settings are read (``core/embedded.py``).
+Every variable is described in docs/admin/settings.yml (scripts/settings_table.py makes the
+documentation's table from it and these reads). Importing it reads configuration and nothing else:
+with no ``DATABASE_URL`` / ``REDIS_URL``, the entry points (``manage.py``, the run, test and bench
+scripts) start the embedded Postgres and Redis and set them before the settings are read (``core/embedded.py``).
 """
 
 from __future__ import annotations

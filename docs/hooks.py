@@ -142,10 +142,10 @@ def api_reference(schema: dict[str, Any]) -> str:
         out += [f"### {name} {{#{_anchor(name)}}}", ""]
         if shape.get("description"):
             out += [shape["description"], ""]
-        required = set(shape.get("required", []))
+        needed = set(shape.get("required", []))
         out += ["| field | type | required |", "|---|---|---|"]
         for field, prop in shape.get("properties", {}).items():
-            out.append(f"| `{field}` | {_cell(_type(prop))} | {'yes' if field in required else 'no'} |")
+            out.append(f"| `{field}` | {_cell(_type(prop))} | {'yes' if field in needed else 'no'} |")
         if shape.get("additionalProperties"):
             out.append("| *other fields* | passed through as the command line's JSON gives them | no |")
         out.append("")

@@ -122,7 +122,7 @@ if "host" in _db.get("OPTIONS", {}):  # a Unix socket directory given as ?host=
 _db.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)  # core/prepared.py (None: nothing prepared)
 DATABASES = {"default": _db}
 
-# Read replicas (README "Scaling out"): searches, Ask retrieval and page reads go to a streaming
+# Read replicas (docs/admin/scaling.md): searches, Ask retrieval and page reads go to a streaming
 # replica that answers and lags at most DATABASE_REPLICA_MAX_LAG_S (checked every
 # DATABASE_REPLICA_CHECK_S per process); writes, and the reads of whoever wrote in the last
 # DATABASE_PIN_AFTER_WRITE_S, go to the primary. See core/db_router.py.
@@ -172,7 +172,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A save must not hang when Redis is down: publishing gives up quickly, the page
 # stays marked pending and the periodic sweep enqueues it once Redis is back.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
-# Two queues (core/queues.py, README "Scaling out"): the edited page's reindex and summary go
+# Two queues (core/queues.py, docs/admin/scaling.md): the edited page's reindex and summary go
 # to "interactive"; imports, reindex --all, sweeps and the vocabulary rebuild to "bulk". A worker
 # started without -Q consumes both; -Q interactive / -Q bulk dedicates one.
 CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = CELERY_TASK_DEFAULT_ROUTING_KEY = INTERACTIVE
@@ -303,7 +303,7 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 # --- Single sign-on (OpenID Connect) and sessions ----------------------------------
-# README "Single sign-on" gives the values for Keycloak, Entra ID and Google. Sign-in
+# docs/admin/sso.md gives the values for Keycloak, Entra ID and Google. Sign-in
 # is enabled when a client id is set; group memberships follow the provider's groups
 # claim at every sign-in, so a session's lifetime bounds how long someone removed at
 # the provider keeps access.

@@ -3,6 +3,11 @@
 Idempotent: a known ``id`` (``Page.ref``) updates its page, and a new revision
 is written only when the title or body changed. A bad line is reported with its
 number and skipped; the others still import.
+
+Nothing is published into a space that requires review: the text is saved as a
+draft and the page listed in ``ImportReport.waiting``, for the caller to send to
+the space's reviewers (``approvals`` comes after this room: the commands send it).
+Its callers are commands, which are nobody's reviewer.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ class ImportReport:
     unchanged: int = 0
     errors: list[tuple[int, str]] = field(default_factory=list)
     page_ids: list[int] = field(default_factory=list)
+    waiting: list[int] = field(default_factory=list)  # pages whose text was saved for review, not published
 
     @property
     def total(self) -> int:
@@ -108,7 +114,9 @@ def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
 def import_item(item: dict[str, Any], space: Space, report: ImportReport, author: Any = None) -> None:
     restricted = [Group.objects.get_or_create(name=name)[0] for name in item.get("restricted_to", [])]
     with transaction.atomic():
-        page = Page.objects.filter(ref=item["id"]).first()
+        page = Page.objects.filter(ref=item["id"]).select_related("space").first()
+        # A known id may name a page of another space: that space's review decides.
+        publish = not (space if page is None else page.space).requires_review
         if page is None:
             page = page_create(
                 space=space,
@@ -118,6 +126,7 @@ def import_item(item: dict[str, Any], space: Space, report: ImportReport, author
                 ref=item["id"],
                 author=author,
                 restricted_to=restricted,
+                publish=publish,
             )
             report.created += 1
         else:
@@ -125,7 +134,7 @@ def import_item(item: dict[str, Any], space: Space, report: ImportReport, author
             if language_changed:
                 page.language = item["lang"]
                 page.save(update_fields=["language", "updated_at"])
-            result = page_save(page=page, title=item["title"], body=item["body"], author=author)
+            result = page_save(page=page, title=item["title"], body=item["body"], author=author, publish=publish)
             if restricted:
                 page.restricted_to_groups.set(restricted)
             if result.revision is None and language_changed:
@@ -136,6 +145,8 @@ def import_item(item: dict[str, Any], space: Space, report: ImportReport, author
                 report.unchanged += 1
             else:
                 report.updated += 1
+    if not publish:
+        report.waiting.append(page.pk)
     report.page_ids.append(page.pk)
 
 

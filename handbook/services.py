@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from core import languages
 from handbook.models import ApprovalRequest, Page, Revision, SlugRedirect, Space
@@ -183,6 +185,9 @@ def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
     title it was saved with, which publishing it would bring back, so its text is
     saved again as a new draft revision under the new title (and heading), after
     any "Renamed" published one so that it stays the pending draft.
+
+    In a space that requires review, a publisher whose text goes to the reviewers renames a published
+    page with ``page_rename_for_review`` instead: this one shows readers the new title at once.
     """
     page = Page.objects.select_for_update().get(pk=page.pk)
     latest = page.revisions.order_by("-number").first()
@@ -228,10 +233,63 @@ def page_rename(*, page: Page, title: str, author: Any = None) -> Page:
 
 
 @transaction.atomic
-def page_move(*, page: Page, space: Space) -> Page:
+def page_rename_for_review(*, page: Page, title: str, author: Any = None) -> Revision | None:
+    """A rename of a published page in a space that requires review, by someone whose publish goes
+    to its reviewers: nothing readers see changes (title, address, text); the page's latest text
+    (a newer draft included, as the editor's Publish sends it) is saved under the new title, its
+    opening heading renamed with it, as the revision for the caller to send for review. None when
+    that changes nothing. Approving it publishes title and heading; the address stays as it is.
+    """
     page = Page.objects.select_for_update().get(pk=page.pk)
+    latest = page.revisions.order_by("-number").first()
+    if latest is None:
+        return None
+    current = _current_title(page, latest)
+    body = retitled(latest.body, {current, latest.title, page.title}, title) or latest.body
+    if title == current and body == latest.body:
+        return None
+    revision = Revision.objects.create(
+        page=page, number=_next_number(page), title=title, body=body, author=author, note="Renamed"
+    )
+    _supersede_pending(page)
+    return revision
+
+
+class ReviewRequired(ValidationError):
+    """Moving this page would show readers of a space that requires review a text its reviewers
+    never approved; nothing was moved. The message says why and what to do, in the user's language."""
+
+    def __init__(self, space: Space) -> None:
+        message = _(
+            "“%(space)s” requires review before publishing: only a reviewer who may publish there can move "
+            "a published page into it. Ask one of its reviewers to move it, or create the page there and "
+            "send it for review."
+        )
+        super().__init__(message % {"space": space.title}, code="review_required")
+
+
+def _same_review(source: Space, destination: Space) -> bool:
+    """Was a text published in ``source`` approved as ``destination`` would have it approved?"""
+    if not destination.requires_review:
+        return True
+    return source.requires_review and source.reviewer_group_id == destination.reviewer_group_id
+
+
+@transaction.atomic
+def page_move(*, page: Page, space: Space, approves_there: bool = False) -> Page:
+    """Move a page to another space (the old address redirects to it).
+
+    A published page moves into a space that requires review only from a space the same reviewers
+    review, or when the mover's own publish there needs no approval (``approves_there``, from
+    ``approvals.selectors.needs_approval``): otherwise ``ReviewRequired``. Its readers would read
+    at once a text that space's reviewers never saw. A draft moves freely: its publish goes to the
+    new space's reviewers.
+    """
+    page = Page.objects.select_for_update().select_related("space").get(pk=page.pk)
     if page.space_id == space.pk:
         return page
+    if page.is_published and not approves_there and not _same_review(page.space, space):
+        raise ReviewRequired(space)
     SlugRedirect.objects.update_or_create(space_slug=page.space.slug, page_slug=page.slug, defaults={"page": page})
     page.space = space
     page.slug = unique_slug(space, page.title, exclude_pk=page.pk)

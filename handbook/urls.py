@@ -11,7 +11,7 @@ from handbook.approvals import views as approval_views
 from handbook.attachments import views as attachment_views
 from handbook.markdown_import import views as markdown_views
 from handbook.translations import views as translation_views
-from handbook.views import access, accounts, editing, ops, reading
+from handbook.views import access, accounts, editing, ops, placing, reading
 
 # Space-level actions start with "_": slugify() never produces a leading
 # underscore, so they cannot collide with a page slug.
@@ -23,9 +23,9 @@ page_patterns: list[URLPattern | URLResolver] = [
     path("history/", editing.page_history, name="page_history"),
     path("history/<int:number>/", editing.revision_detail, name="revision_detail"),
     path("history/<int:number>/restore/", editing.revision_restore, name="revision_restore"),
-    path("rename/", editing.page_rename, name="page_rename"),
-    path("move/", editing.page_move, name="page_move"),
-    path("delete/", editing.page_delete, name="page_delete"),
+    path("rename/", placing.page_rename, name="page_rename"),
+    path("move/", placing.page_move, name="page_move"),
+    path("delete/", placing.page_delete, name="page_delete"),
     path("access/", access.page_access, name="page_access"),
     path("attachments/", attachment_views.attachment_upload, name="attachment_upload"),
     path("translations/", translation_views.page_translations, name="page_translations"),

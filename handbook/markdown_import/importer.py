@@ -5,6 +5,8 @@ reindexing), attachments through ``handbook.attachments.services``. Each page
 remembers its file (``Page.ref`` = ``md:<space>:<path>``), so running the import
 again updates changed pages (one new revision), leaves the others alone, and
 finds the pages whose file is gone. Front matter's ``restricted_to``: ``restrictions.py``.
+In a space that requires review, a text publishes only as the author's own edit would:
+otherwise it is saved as a draft and sent to the space's reviewers (``report.waiting``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from core.queues import bulk_work
+from handbook.approvals.selectors import needs_approval
+from handbook.approvals.services import approval_request_open
 from handbook.attachment_models import Attachment
 from handbook.attachments.services import (
     AttachmentRejected,
@@ -206,10 +210,25 @@ class MarkdownTreeImport(LinkTargets):
                 taken.add(slug)
                 source.slug = slug
 
+    def _to_review(self, page: Page | None) -> bool:
+        """Does publishing ``page`` (None: a new one) go to the space's reviewers, as the author's edit would?"""
+        return needs_approval(self.author, self.space, page)
+
+    def _submit(self, source: Source) -> None:
+        """Send the page's saved text to the reviewers; listed as waiting while a request is open."""
+        assert source.page is not None  # saved first
+        name = str(source.rel)
+        if (
+            approval_request_open(page=source.page, requested_by=self.author) is not None
+            and name not in self.report.waiting
+        ):
+            self.report.waiting.append(name)
+
     def _save(self, source: Source) -> None:
         attachments: dict[PurePosixPath, tuple[uuid.UUID, str]] = {}
         body = self.rewrite(source, attachments)
         with transaction.atomic():
+            to_review = self._to_review(source.page)
             if source.page is None:
                 page = page_create(
                     space=self.space,
@@ -219,6 +238,7 @@ class MarkdownTreeImport(LinkTargets):
                     author=self.author,
                     ref=source.ref,
                     restricted_to=source.restricted_to or [],  # set before the text is published
+                    publish=not to_review,
                 )
                 page.revisions.update(note=IMPORT_NOTE)  # its one revision: page_create takes no note
                 source.page = page
@@ -232,10 +252,13 @@ class MarkdownTreeImport(LinkTargets):
                     Page.objects.filter(pk=page.pk).update(language=source.language)
                 # Before the new text is published: a page being restricted never shows it unrestricted.
                 restriction_changed = restriction_apply(page, source.restricted_to)
-                result = page_save(page=page, title=source.title, body=body, author=self.author, note=IMPORT_NOTE)
+                save = {"title": source.title, "body": body, "author": self.author, "note": IMPORT_NOTE}
+                result = page_save(page=page, publish=not to_review, **save)
                 source.page = result.page
                 changed = result.revision is not None or was_archived or restriction_changed
                 (self.report.updated if changed else self.report.unchanged).append(str(source.rel))
+            if to_review:
+                self._submit(source)
             known = set(Attachment.objects.filter(page=source.page).values_list("id", flat=True))
             for rel, (attachment_id, url) in attachments.items():
                 if not url or attachment_id in known:
@@ -292,7 +315,11 @@ class MarkdownTreeImport(LinkTargets):
                 self.report.broken_links = [b for b in self.report.broken_links if b[0] != str(source.rel)]
                 body = self.rewrite(source, {})
                 assert source.page is not None  # _save gave every source its page
-                page_save(page=source.page, title=source.title, body=body, author=self.author, note=IMPORT_NOTE)
+                to_review = self._to_review(source.page)
+                save = {"title": source.title, "body": body, "author": self.author, "note": IMPORT_NOTE}
+                page_save(page=source.page, publish=not to_review, **save)
+                if to_review:
+                    self._submit(source)
         for source in self.sources.values():
             parent_rel = self._parent_of(source.rel)
             # A parent file not imported this time (held): its page from an earlier import, if any.

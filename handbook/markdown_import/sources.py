@@ -36,6 +36,8 @@ class ImportReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
     attachments_created: int = 0
     page_ids: list[int] = field(default_factory=list)
+    # Files whose page's text waits for the space's reviewers (not published: the space requires review).
+    waiting: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return (
@@ -43,6 +45,7 @@ class ImportReport:
             f"{len(self.archived)} archived, {len(self.missing)} missing (not archived), "
             f"{len(self.broken_links)} broken link(s), {len(self.skipped)} skipped file(s), "
             f"{self.attachments_created} attachment(s) stored"
+            + (f", {len(self.waiting)} sent for review (the space requires it)" if self.waiting else "")
         )
 
 

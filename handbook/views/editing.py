@@ -1,4 +1,4 @@
-"""Editing: create, edit with preview, drafts and publishing, history, rename, move, delete.
+"""Editing: create, edit with preview, drafts and publishing, history. Rename, move, delete: ``placing``.
 
 Every view loads its page through ``editable_page`` / ``editable_space``
 (permission-filtered querysets) and then acts on that same object.
@@ -22,7 +22,7 @@ from handbook.approvals import selectors as approvals
 from handbook.approvals.services import page_create_submit, page_submit, revision_submit
 from handbook.attachments.editor import upload_from_editor
 from handbook.diff import side_by_side
-from handbook.forms import PageCreateForm, PageEditForm, PageMoveForm, PageRenameForm, PreviewForm
+from handbook.forms import PageCreateForm, PageEditForm, PreviewForm
 from handbook.lookups import editable_page, editable_space
 from handbook.markdown import render_markdown
 from handbook.models import Page, Revision
@@ -40,7 +40,7 @@ def _latest(page: Page) -> Revision | None:
     return page.revisions.order_by("-number").first()
 
 
-def _after_save(page: Page) -> HttpResponse:
+def after_save(page: Page) -> HttpResponse:
     # A never-published page has no public URL yet: keep the editor in the editor.
     if page.is_published:
         return redirect(page.get_absolute_url())
@@ -79,7 +79,7 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
                 messages.success(request, _("Sent for review: readers will see the page once a reviewer approves it."))
             else:
                 messages.success(request, _("Page published.") if page.is_published else _("Draft saved."))
-            return _after_save(page)
+            return after_save(page)
     context = {
         "space": space,
         "form": form,
@@ -147,7 +147,7 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
         messages.success(request, _("Marked as reviewed."))
     elif review is not None and review.cleaned_data["mark_reviewed"] and submitted.request is None:
         messages.info(request, _("Not marked as reviewed: a page is marked reviewed when it is published."))
-    return _after_save(result.page)
+    return after_save(result.page)
 
 
 def _edit_page(
@@ -345,45 +345,3 @@ def revision_restore(request: HttpRequest, space_slug: str, page_slug: str, numb
             "new_label": _("After restoring (text of revision %(number)s)") % {"number": revision.number},
         },
     )
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def page_rename(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
-    page = editable_page(request.user, space_slug, page_slug)
-    form = PageRenameForm(request.POST or None, initial={"title": page.title})
-    if request.method == "POST" and form.is_valid():
-        page = services.page_rename(page=page, title=form.cleaned_data["title"], author=request.user)
-        messages.success(request, _("Page renamed; the old address redirects here."))
-        return _after_save(page)
-    return render(request, "handbook/page_rename.html", {"page": page, "space": page.space, "form": form})
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def page_move(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
-    # Source space: editable_page. Target space and parent: the form only
-    # offers (and only accepts) spaces and pages this user may edit.
-    page = editable_page(request.user, space_slug, page_slug)
-    form = PageMoveForm(
-        request.POST or None, page=page, user=request.user, initial={"space": page.space_id, "parent": page.parent_id}
-    )
-    if request.method == "POST" and form.is_valid():
-        page = services.page_move(page=page, space=form.cleaned_data["space"])
-        services.page_set_parent(page=page, parent=form.cleaned_data["parent"])
-        messages.success(request, _("Page moved; the old address redirects here."))
-        return _after_save(page)
-    return render(request, "handbook/page_move.html", {"page": page, "space": page.space, "form": form})
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def page_delete(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
-    page = editable_page(request.user, space_slug, page_slug)
-    if request.method == "POST":
-        services.page_delete(page=page)
-        messages.success(
-            request, _("“%(title)s” was deleted. An administrator can restore it.") % {"title": page.title}
-        )
-        return redirect(page.space.get_absolute_url())
-    return render(request, "handbook/page_delete.html", {"page": page, "space": page.space})

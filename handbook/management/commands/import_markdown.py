@@ -2,6 +2,9 @@
 
 python manage.py import_markdown DIR --space SLUG [--space-title T]
     [--viewer-group G]… [--editor-group G]… [--wait] [--delete-missing]
+
+In a space that requires review, new and changed pages are not published: they wait for its
+reviewers (a command is nobody's reviewer), and the summary counts them.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 python manage.py load_corpus FILE.jsonl --space SLUG [--space-title T]
     [--viewer-group G]… [--editor-group G]… [--wait]
+
+In a space that requires review, new and changed pages are not published: they wait for its
+reviewers (``send_for_review``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from tqdm import tqdm
 
 from core.queues import workers_available
 from handbook import page_work
+from handbook.approvals.services import approval_request_open
 from handbook.importing import corpus_import
 from handbook.models import Page, Space
 from handbook.services import space_create
@@ -64,12 +68,21 @@ class Command(BaseCommand):
             report = corpus_import(path, space=space, on_line=lambda: bar.update(1))
         for number, message in report.errors:
             self.stderr.write(f"{path}:{number}: skipped: {message}")
+        waiting = send_for_review(report.waiting)
         self.stdout.write(
             f"{report.created} created, {report.updated} updated, {report.unchanged} unchanged, "
             f"{len(report.errors)} bad line(s) skipped"
+            + (f", {waiting} sent for review (the space requires it)" if waiting else "")
         )
         if options["wait"]:
             wait_for_index(self, report.page_ids, timeout=options["timeout"], quiet=options["verbosity"] == 0)
+
+
+def send_for_review(page_ids: list[int]) -> int:
+    """Open an approval request for each page the import saved for review (a space that requires it),
+    asked by nobody: a command is no reviewer. How many pages now wait for a reviewer."""
+    pages = Page.objects.filter(pk__in=page_ids).order_by("pk")
+    return sum(approval_request_open(page=page, requested_by=None) is not None for page in pages)
 
 
 def wait_for_index(command: BaseCommand, page_ids: list[int], *, timeout: float, quiet: bool) -> None:

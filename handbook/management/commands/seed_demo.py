@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand
 
 from handbook import page_work
 from handbook.importing import corpus_import
+from handbook.management.commands.load_corpus import send_for_review
 from handbook.services import space_create
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
@@ -48,6 +49,8 @@ class Command(BaseCommand):
             report = corpus_import(DEMO_DIR / f"{spec['slug']}.jsonl", space=space)
             for number, message in report.errors:
                 self.stderr.write(f"demo {spec['slug']}:{number}: {message}")
+            if waiting := send_for_review(report.waiting):
+                self.stdout.write(f"demo {spec['slug']}: {waiting} page(s) sent for review (the space requires it).")
             totals[0] += report.created
             totals[1] += report.updated
             totals[2] += report.unchanged

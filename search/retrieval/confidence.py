@@ -1,4 +1,4 @@
-"""Which results match closely and which are only loosely related (issue 49: "25 pages found").
+"""Which results match closely and which are only loosely related ("25 pages found").
 
 Retrieval keeps every page a list found above its floors, so a query that means something here
 lists most of a small handbook. A reader takes "25 pages found" for "the whole handbook answers

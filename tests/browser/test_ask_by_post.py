@@ -1,4 +1,4 @@
-"""Issue 16, finding 6, in a real browser: the search page's Ask panel asks by POST
+"""In a real browser: the search page's Ask panel asks by POST
 (streamed with fetch, or the htmx fallback), and an image in a page that points at
 /ask/ makes the reader's browser ask nothing."""
 

@@ -1,4 +1,4 @@
-"""History for editors (issue 49): the side-by-side diff, comparing any two revisions, drafts
+"""History for editors: the side-by-side diff, comparing any two revisions, drafts
 labelled, Restore explained before it publishes, the summary's revision, restricted pages marked."""
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ def test_rename_changes_slug_and_keeps_a_redirect(page):  # type: ignore[no-unty
     page.refresh_from_db()
     assert page.slug == "paid-leave"
     assert page.title == "Paid leave"
-    assert numbers(page) == [1]  # a rename publishes nothing (tests/security/test_review_editing.py)
+    assert numbers(page) == [1]  # a rename publishes nothing (tests/security/test_login_lock_rename_and_drafts.py)
     redirect = SlugRedirect.objects.get(space_slug="people", page_slug="annual-leave")
     assert redirect.page == page
 

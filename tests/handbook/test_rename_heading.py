@@ -1,4 +1,4 @@
-"""Issue 49, item 2: a rename keeps the text's opening ``# <title>`` in step with the title."""
+"""A rename keeps the text's opening ``# <title>`` in step with the title."""
 
 from __future__ import annotations
 

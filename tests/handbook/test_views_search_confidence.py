@@ -1,4 +1,4 @@
-"""Issue 49, item 9: the results page shows the confident results and folds the loosely related ones.
+"""The results page shows the confident results and folds the loosely related ones.
 
 Confidence is retrieval's own (search/retrieval/confidence.py): these tests use the calibrated
 floor of the local model, not the tests' default "every neighbour counts".

@@ -1,4 +1,4 @@
-"""A reader's "No" reaches editors (issue 49): the feedback form's second step names a space the
+"""A reader's "No" reaches editors: the feedback form's second step names a space the
 reader may read; Insights lists thumbs-down no-answers under its visibility rule and ratings that
 name a space to that space's editors; questions answered wrongly several times are gaps."""
 

@@ -1,4 +1,4 @@
-"""The first minute after an import answers as every minute after it (issue 44).
+"""The first minute after an import answers as every minute after it.
 
 GIVEN an empty handbook and a worker that has not yet run the vocabulary build it was sent,
 WHEN a small bilingual corpus is loaded with ``load_corpus --wait`` and bob asks, at once, an

@@ -1,4 +1,4 @@
-"""A page taken away from a reader stops shaping what they see at once, not after the sweep (issue 48.3).
+"""A page taken away from a reader stops shaping what they see at once, not after the sweep.
 
 GIVEN bob reads the IT space, whose VPN page alone holds "wireguard" and "handshake",
 WHEN the page is restricted to a group bob is not in, or moved to a space he cannot read, and bob

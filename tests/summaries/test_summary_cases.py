@@ -1,4 +1,4 @@
-"""Issue 49, item 8: summaries that are not summaries, each case as the Markdown that produced it
+"""Summaries that are not summaries, each case as the Markdown that produced it
 (shapes met on the demo handbook and the two imported Markdown sites)."""
 
 from __future__ import annotations

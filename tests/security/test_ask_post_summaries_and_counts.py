@@ -1,4 +1,4 @@
-"""Security review, second round (issue 16): findings 6 and 9, and consistent result counts.
+"""Ask by POST, summaries of hidden pages, and consistent result counts.
 
 6. Asking is logged and rate limited, so only an explicit submit asks: a POST with
    the CSRF token. ``GET /ask/?q=…`` shows the form and costs nothing, and a

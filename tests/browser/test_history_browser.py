@@ -1,4 +1,4 @@
-"""History in a real browser (issue 49): drafts labelled, two revisions compared side by side,
+"""History in a real browser: drafts labelled, two revisions compared side by side,
 Restore explained before it publishes, dates in the reader's language. No console or CSP error."""
 
 from __future__ import annotations

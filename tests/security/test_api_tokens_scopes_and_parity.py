@@ -1,4 +1,4 @@
-"""Security review, third round (issue 45, part 4): personal tokens, scopes, CSRF and 404 parity over
+"""Personal tokens, scopes, CSRF and 404 parity over
 the REST API and the MCP endpoint.
 
 What was tried, endpoint by endpoint (REST search, spaces, page by ref, page by address, ask, ask

@@ -1,4 +1,4 @@
-"""A reader's "No" reaches editors, in a real browser (issue 49): Bob gets no answer, says "No",
+"""A reader's "No" reaches editors, in a real browser: Bob gets no answer, says "No",
 names the space that should answer and writes why; that space's editors read it on Insights (in
 French too: day first, « » quotes); another space's editor does not. No console or CSP error."""
 

@@ -1,4 +1,4 @@
-"""Issue 49, item 2 in Chromium: an upload lands where the editor means it, and a rename
+"""In Chromium: an upload lands where the editor means it, and a rename
 carries the page's opening heading with it."""
 
 from __future__ import annotations

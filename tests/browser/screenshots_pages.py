@@ -1,11 +1,11 @@
-"""Screenshots for issue 49 (docs/screenshots/issue49/): history, a revision, a restricted page,
+"""Screenshots of pages (docs/screenshots/pages/): history, a revision, a restricted page,
 the space tree, Insights and the Ask feedback, in English and French.
 
 Not a check, so not collected by ``make test`` (its name is not ``test_*``): run it by path, with
 ``ISSUE49_SHOTS`` naming the folder to write to, so the same script takes the "before" shots on an
 older checkout and the "after" shots on this one:
 
-    ISSUE49_SHOTS=docs/screenshots/issue49/after bash scripts/test.sh tests/browser/screenshots_issue49.py
+    PAGE_SHOTS=docs/screenshots/pages bash scripts/test.sh tests/browser/screenshots_pages.py
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 from tests.browser.conftest import log_in
 
-SHOTS = os.environ.get("ISSUE49_SHOTS", "docs/screenshots/issue49/after")
+SHOTS = os.environ.get("PAGE_SHOTS", "docs/screenshots/pages")
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TRAVEL = "# Travel expenses\n\nTrain tickets are booked by the travel desk.\n\nHotels up to 120 euros a night.\n"

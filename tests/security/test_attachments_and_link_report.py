@@ -1,5 +1,4 @@
-"""Security review, third round (issue 45, part 4): attachments and the broken-link report (the
-admin zip import, reviewed in the same round: ``test_review_round3_import.py``).
+"""Attachments and the broken-link report (the admin zip import: ``test_admin_zip_import.py``).
 
 What was tried:
 
@@ -52,7 +51,7 @@ def _body(response: Any) -> bytes:
 
 class _Markup(HTMLParser):
     """Every tag and attribute of an HTML fragment, as a browser would parse it (``_dangers`` and
-    ``_client`` serve the zip import's review too: ``test_review_round3_import.py``)."""
+    ``_client`` serve the zip import's tests too: ``test_admin_zip_import.py``)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

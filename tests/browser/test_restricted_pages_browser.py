@@ -1,4 +1,4 @@
-"""Restricted pages in a real browser (issue 49): editors of the space see to whom, on the page and
+"""Restricted pages in a real browser: editors of the space see to whom, on the page and
 in the space's page tree; a reader who may read it sees a plain marker; others see nothing of it."""
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Security review, third round (issue 45, part 4): the admin zip import (attachments and the
-broken-link report, reviewed in the same round: ``test_review_round3_files.py``).
+"""The admin zip import (attachments and the broken-link report: ``test_attachments_and_link_report.py``).
 
 What was tried:
 
@@ -29,7 +28,7 @@ from handbook.attachment_models import Attachment
 from handbook.models import Page
 from tests.handbook.conftest import _fast_passwords_and_clean_cache, handbook  # noqa: F401
 from tests.handbook.test_admin_markdown_zip import TREE, make_zip, upload
-from tests.security.test_review_round3_files import _client, _dangers
+from tests.security.test_attachments_and_link_report import _client, _dangers
 
 pytestmark = pytest.mark.django_db
 

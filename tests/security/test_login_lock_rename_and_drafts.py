@@ -1,8 +1,8 @@
-"""Security review, second round (issue 16), findings 1, 4 and 5.
+"""Editing views and permissions: what editors may do and see.
 
 1. Every spelling that logs in as an account shares that account's login lock.
 4. Renaming changes the title, the address and the text's opening ``# <old title>``
-   (issue 49) only: it never publishes a draft and never republishes the old text
+   only: it never publishes a draft and never republishes the old text
    over a pending draft.
 5. Saving a draft changes nothing a reader sees: not the last editor, not the
    update time, not the order of "Recently updated".

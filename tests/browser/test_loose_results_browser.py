@@ -1,4 +1,4 @@
-"""Issue 49, item 9 in Chromium: the loosely related results are folded, and open on request."""
+"""In Chromium: the loosely related results are folded, and open on request."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import SSOIdentity
 from accounts.selectors import identity_for
-from core.sessions import sessions_end
+from accounts.sessions import sessions_end
 
 logger = logging.getLogger(__name__)
 USERNAME_MAX = 150

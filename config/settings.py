@@ -119,7 +119,6 @@ _db = dj_database_url.parse(
 )
 if "host" in _db.get("OPTIONS", {}):  # a Unix socket directory given as ?host=
     _db["HOST"] = _db["OPTIONS"].pop("host")
-_db.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)  # core/prepared.py (None: nothing prepared)
 DATABASES = {"default": _db}
 
 # Read replicas (docs/admin/scaling.md): searches, Ask retrieval and page reads go to a streaming
@@ -135,7 +134,6 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
         _replica["HOST"] = _replica["OPTIONS"].pop("host")
     # A replica that does not answer must not hold a request up for long: the primary takes over.
     _replica["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_REPLICA_CONNECT_TIMEOUT_S", 2, minimum=1))
-    _replica["OPTIONS"].setdefault("prepare_threshold", 5)  # as the primary's (core/prepared.py)
     _replica["TEST"] = {"MIRROR": "default"}  # a test run reads the test database through it
     DATABASES[f"replica{_number}"] = _replica
     DATABASE_REPLICAS.append(f"replica{_number}")

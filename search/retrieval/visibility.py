@@ -24,7 +24,6 @@ import numpy as np
 
 from core.db_router import read_connection
 from core.lru import Lru
-from core.prepared import prepared_cursor
 from handbook.permissions import readable_ids_sql_for_groups
 from search.statistics.scopes import EVERYTHING, NOBODY, Reader, reader_of, spaces_of_groups_sql
 
@@ -129,8 +128,7 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     connection = read_connection()
     database = (connection.alias, *(str(connection.settings_dict.get(k)) for k in ("NAME", "HOST", "PORT")))
     stamps_sql, stamps_params = _stamps_sql(reader)
-    # Prepared (core/prepared.py): every search and keystroke runs it, and planning was most of its cost.
-    with prepared_cursor(connection) as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(f"SELECT {stamps_sql}", stamps_params)  # noqa: S608 - our own SQL
         known = _sets.get((database, reader.key, cursor.fetchone()[0] or ""))
     if known is not None:

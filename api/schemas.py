@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from ninja import Schema
 from pydantic import ConfigDict
@@ -79,3 +80,30 @@ class SpaceOut(Schema):
 
 class ErrorOut(Schema):
     detail: str
+
+
+class ImpactAnswerOut(Schema):
+    mode: str  # "extractive", "no_answer", or "verified" for a verified answer's quoted units
+    text: str
+    lead: str  # the first quote
+    title: str  # the page it cites
+    ref: str
+    url: str
+
+
+class ImpactRowOut(Schema):
+    question: str
+    mark: Literal["changes", "now_answered", "no_longer_answered", "unchanged", "verified_stale"]
+    askers: int  # distinct people who asked it in these words (never who); 0 for a verified answer
+    times: int
+    verified: bool
+    before: ImpactAnswerOut | None
+    after: ImpactAnswerOut | None  # None: a verified answer none of whose units is left
+
+
+class ImpactOut(Schema):
+    ref: str
+    revision: int
+    rows: list[ImpactRowOut]
+    not_previewed: int  # questions past the preview's limit or time budget
+    failed: bool  # the draft could not be indexed for the preview: no rows

@@ -18,12 +18,14 @@ from ninja import NinjaAPI, Query
 from ninja.errors import HttpError, ValidationError
 
 from api.auth import SessionOnly, TokenAuth, allow_call, calling_token
-from api.schemas import AskIn, AskOut, ErrorOut, PageListItem, PageOut, SearchOut, SpaceOut
+from api.schemas import AskIn, AskOut, ErrorOut, ImpactOut, PageListItem, PageOut, SearchOut, SpaceOut
 from core.ratelimit import allow, parse_rate
 from handbook.markdown import render_markdown
 from handbook.models import Page, Space
 from search.ask.answers import AskError, answer_question, check_rate_limit, stream_answer, validate_question
 from search.hit_list import search_json
+from search.impact.preview import ImpactPreview, impact_preview
+from search.impact.selectors import draft_revision
 from search.retrieval.query import QueryError
 from summaries.selectors import summary_for_page
 
@@ -271,3 +273,50 @@ def space_pages(
 def spaces(request: HttpRequest) -> Any:
     _check_rate(request, "calls", settings.API_RATE_LIMIT)
     return list(Space.objects.visible_to(request.user).order_by("title").values("slug", "title", "description"))
+
+
+# --- Impact preview -------------------------------------------------------------------
+
+
+def impact_json(preview: ImpactPreview) -> dict[str, Any]:
+    def answer(outcome: Any) -> dict[str, Any] | None:
+        if outcome is None:
+            return None
+        return {k: getattr(outcome, k) for k in ("mode", "text", "lead", "title", "ref", "url")}
+
+    rows = [
+        {
+            "question": row.question,
+            "mark": row.mark,
+            "askers": row.askers,
+            "times": row.times,
+            "verified": row.verified,
+            "before": answer(row.before),
+            "after": answer(row.after),
+        }
+        for row in preview.rows
+    ]
+    number = preview.revision.number if preview.revision else 0
+    return {
+        "ref": preview.page.ref,
+        "revision": number,
+        "rows": rows,
+        "not_previewed": preview.not_previewed,
+        "failed": preview.failed,
+    }
+
+
+# A query parameter, not /pages/{ref}/impact: a page's ref may hold slashes (/pages/{path:ref}).
+@api.get("/impact", response={200: ImpactOut, **ERRORS}, summary="Preview the answers a draft changes")
+def impact(request: HttpRequest, ref: str, revision: int | None = Query(None, ge=1, le=10**9)) -> Any:
+    """The questions whose answers publishing revision `revision` of page `ref` (default: its newest
+    unpublished revision) would change, answered now and after, as the caller. 404 for a page the
+    caller may not edit, as for a missing page or revision: its drafts are not theirs to see."""
+    _check_rate(request, "calls", settings.API_RATE_LIMIT)
+    # Each question is answered twice: counted with the person's questions.
+    _check_rate(request, "ask", settings.ASK_RATE_LIMIT)
+    page = Page.objects.editable_by(request.user).select_related("space", "published_revision").filter(ref=ref).first()
+    draft = draft_revision(page, revision) if page is not None else None
+    if page is None or draft is None:
+        raise Http404
+    return impact_json(impact_preview(user=request.user, page=page, revision=draft))

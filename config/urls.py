@@ -6,11 +6,13 @@ from django.urls import include, path
 from handbook import urls as handbook_urls
 
 # Under each page's address: the handbook's page actions, then the comments ("who is editing"
-# too) and the editors' summary picker. After the space-level routes, which start with "_".
+# too), the editors' summary picker and a draft's impact preview. After the space-level routes,
+# which start with "_".
 page_routes = [
     *handbook_urls.page_patterns,
     path("", include("comments.urls")),
     path("", include("summaries.urls")),
+    path("", include("search.impact.urls")),
 ]
 
 urlpatterns = [

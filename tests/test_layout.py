@@ -170,6 +170,7 @@ ROOMS = {
         "ask",  # the Ask box
         "calibration",  # fits the decisions by running retrieval and Ask
         "insights",  # what people look for and the handbook fails to answer
+        "impact",  # before publishing, the answers a draft changes
         TOP,
         "management",
         "templatetags",

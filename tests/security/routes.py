@@ -56,6 +56,7 @@ WEB: dict[str, Route] = {
         fills=("page",), writes="reviewer", data={"decision": "approve", "comment": "ok"}
     ),
     "spaces/<slug:space_slug>/<slug:page_slug>/history/": Route(fills=("page",), queries=("", "from=1&to=2")),
+    "spaces/<slug:space_slug>/<slug:page_slug>/impact/": Route(fills=("page",), queries=("", "revision=1"), hx=True),
     "spaces/<slug:space_slug>/<slug:page_slug>/history/<int:number>/": Route(
         fills=("page", "revision"), queries=("", "against=1")
     ),
@@ -125,6 +126,7 @@ WEB: dict[str, Route] = {
     "api/v1/ask": Route(writes="signed_in"),
     "api/v1/ask/stream": Route(writes="signed_in"),
     "api/v1/pages/<path:ref>": Route(fills=("ref",)),
+    "api/v1/impact": Route(fills=("ref",), queries=("ref={ref}", "ref={ref}&revision=1")),
     "api/v1/spaces/<space>/pages/<slug>": Route(fills=("page",)),
     "api/v1/spaces/<space>/pages": Route(fills=("space",)),
     "api/v1/spaces": Route(),
@@ -153,6 +155,7 @@ API: dict[str, Route] = {
     "POST /api/v1/ask": Route(writes="signed_in", data={"question": "{q}"}),
     "POST /api/v1/ask/stream": Route(writes="signed_in", data={"question": "{q}"}),
     "GET /api/v1/pages/{ref}": Route(fills=("ref",)),
+    "GET /api/v1/impact": Route(fills=("ref",), queries=("ref={ref}", "ref={ref}&revision=1")),
     "GET /api/v1/spaces/{space}/pages/{slug}": Route(fills=("page",)),
     "GET /api/v1/spaces/{space}/pages": Route(fills=("space",)),
     "GET /api/v1/spaces": Route(),

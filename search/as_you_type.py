@@ -8,32 +8,20 @@ The rule, as the search box in templates/base.html sends it:
 - Enter (the form), links, pagination and full pages are searches someone asked for.
 
 A light request is dropped (204, htmx swaps nothing) when a newer keystroke of the same session has
-already been seen, when the browser has gone (htmx aborted it while it queued), or when this process
-already works on ``TYPING_SLOTS`` of them (``TYPING_SLOTS_WHILE_SEARCHING`` while a full search runs
-here): typing then never holds every thread a submitted search needs, nor most of its CPU.
+already been seen, or when the browser has gone (htmx aborted it while it queued).
 """
 
 from __future__ import annotations
 
 import hashlib
 import socket
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from core.cache import default_cache
+from django.core.cache import cache
 
 LIGHT, PAUSE, SUBMITTED = "light", "pause", "submitted"
 BOX_ID = "q"  # the search box: its own requests are the light path
 PAUSE_ID = "q-pause"  # the element that sends the full list when typing pauses longer
-# At most this many light requests at work per process: scripts/run.sh runs 4 threads a worker, so
-# two are always free for submitted searches. Past it a keystroke is answered 204 at once: the next
-# keystroke, or the pause's full list, comes soon anyway.
-TYPING_SLOTS = 2
-# While a full search runs in this process, one: its Python shares the process's one interpreter lock
-# with every thread at work, so each keystroke admitted beside it slows it down.
-TYPING_SLOTS_WHILE_SEARCHING = 1
 SEQUENCE_SECONDS = 120  # a session's latest keystroke number is kept this long after its last one
 
 
@@ -56,15 +44,20 @@ def superseded(*, session_key: str, sequence: int | None) -> bool:
 
     Requests of one person reach different workers and threads, so an older keystroke can start
     after a newer one (it waited in another queue): it answers at once instead of doing the work.
-    One round trip (``keep_newest``, atomic in Redis): the newest number stays, whatever the order.
+    Two keystrokes checked at the same moment may leave the older number stored: the next one is
+    then answered rather than dropped. Nothing is dropped unless a newer keystroke was really sent.
     """
     if sequence is None or not session_key:
         return False
     key = "typing-seq:" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
     try:
-        return default_cache().keep_newest(key, sequence, SEQUENCE_SECONDS) > sequence
+        seen = cache.get(key)
+        if isinstance(seen, int) and seen > sequence:
+            return True
+        cache.set(key, sequence, SEQUENCE_SECONDS)
     except Exception:  # the cache is down: do the work rather than drop everyone's typing
         return False
+    return False
 
 
 def client_gone(meta: dict[str, Any]) -> bool:
@@ -84,52 +77,3 @@ def client_gone(meta: dict[str, Any]) -> bool:
         return False  # a TLS socket (gunicorn serving HTTPS) takes no flags: no way to tell
     except OSError:
         return True
-
-
-class _Slots:
-    """This process's light requests and full searches at work (threads of one gunicorn worker)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.typing = 0
-        self.searches = 0
-
-    def take_typing(self) -> bool:
-        with self._lock:
-            if self.typing >= (TYPING_SLOTS_WHILE_SEARCHING if self.searches else TYPING_SLOTS):
-                return False
-            self.typing += 1
-            return True
-
-    def give_typing(self) -> None:
-        with self._lock:
-            self.typing -= 1
-
-    def count_search(self, step: int) -> None:
-        with self._lock:
-            self.searches += step
-
-
-_slots = _Slots()
-
-
-@contextmanager
-def typing_slot() -> Iterator[bool]:
-    """A slot for one light request in this process, if one is free (never waits). Fewer are free
-    while a full search runs here (``full_search``)."""
-    admitted = _slots.take_typing()
-    try:
-        yield admitted
-    finally:
-        if admitted:
-            _slots.give_typing()
-
-
-@contextmanager
-def full_search() -> Iterator[None]:
-    """Count a full search (submitted, or typing's pause list) at work in this process; never refused."""
-    _slots.count_search(+1)
-    try:
-        yield
-    finally:
-        _slots.count_search(-1)

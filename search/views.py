@@ -77,10 +77,9 @@ def search_view(request: HtmxHttpRequest) -> HttpResponse:
             context["error"] = _("You are searching very quickly; please wait a moment and try again.")
             status = 429
         else:
-            with as_you_type.full_search():
-                result = search_pages(
-                    user=request.user, query=query, space=space or None, language=language or None, page=page_number
-                )
+            result = search_pages(
+                user=request.user, query=query, space=space or None, language=language or None, page=page_number
+            )
             context.update(_result_context(result, query, space, language, typing=typing))
             context.update(_suggestion_context(request, result, query, space, language))
             if not result.total and not result.error and not typing:
@@ -114,7 +113,7 @@ def search_typing_view(request: HtmxHttpRequest) -> HttpResponse:
     """The search box's own request while typing: titles and headings by prefix (search/as_you_type.py).
 
     Dropped with an empty 204 (htmx keeps what it shows) when a newer keystroke was seen, the
-    browser went away, the person types faster than any hand, or this process's typing slots are busy.
+    browser went away, or the person types faster than any hand.
     """
     query = request.GET.get("q", "")
     space, language = _filters(request)
@@ -128,10 +127,7 @@ def search_typing_view(request: HtmxHttpRequest) -> HttpResponse:
         or not allow(f"typing:{request.user.pk}", settings.TYPING_RATE_LIMIT)
     ):
         return HttpResponse(status=204)
-    with as_you_type.typing_slot() as admitted:
-        if not admitted:
-            return HttpResponse(status=204)
-        matches = prefix_matches(user=request.user, text=query, space=space, language=language)
+    matches = prefix_matches(user=request.user, text=query, space=space, language=language)
     context = {"q": query, "matches": matches, "search_url": _search_url(q=query, space=space, lang=language)}
     # Without the request's context processors (no form, no nonce, no user in it): a tenth of a
     # millisecond of a keystroke's few.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from contextlib import ExitStack
 from html.parser import HTMLParser
 
 import pytest
@@ -11,16 +9,13 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from search import as_you_type
-from search import views as search_views
 from search.as_you_type import (
     LIGHT,
     PAUSE,
     SUBMITTED,
-    full_search,
     parse_sequence,
     request_kind,
     superseded,
-    typing_slot,
 )
 from search.retrieval.prefix import MAX_TERMS, prefix_matches, typed_terms
 
@@ -236,73 +231,6 @@ def test_a_closed_connection_is_gone():  # type: ignore[no-untyped-def]
             raise ValueError("non-zero flags not allowed in calls to recv()")
 
     assert not as_you_type.client_gone({"gunicorn.socket": TlsSocket()})  # cannot tell: do the work
-
-
-def test_typing_slots_never_wait_and_are_given_back():  # type: ignore[no-untyped-def]
-    held = threading.Event()
-    release = threading.Event()
-    results: list[bool] = []
-
-    def hold() -> None:
-        with typing_slot() as admitted:
-            results.append(admitted)
-            held.set()
-            release.wait(5)
-
-    threads = [threading.Thread(target=hold) for _ in range(as_you_type.TYPING_SLOTS)]
-    for thread in threads:
-        held.clear()
-        thread.start()
-        held.wait(5)
-    with typing_slot() as admitted:
-        assert not admitted  # every slot busy: answered at once, not queued
-    release.set()
-    for thread in threads:
-        thread.join()
-    assert results == [True] * as_you_type.TYPING_SLOTS
-    with typing_slot() as admitted:
-        assert admitted
-
-
-def test_a_full_search_at_work_leaves_fewer_typing_slots():  # type: ignore[no-untyped-def]
-    assert as_you_type.TYPING_SLOTS_WHILE_SEARCHING < as_you_type.TYPING_SLOTS
-    with full_search():
-        with ExitStack() as stack:
-            admitted = [stack.enter_context(typing_slot()) for _ in range(as_you_type.TYPING_SLOTS)]
-        assert admitted == [True] * as_you_type.TYPING_SLOTS_WHILE_SEARCHING + [False] * (
-            as_you_type.TYPING_SLOTS - as_you_type.TYPING_SLOTS_WHILE_SEARCHING
-        )
-    with pytest.raises(RuntimeError), full_search():
-        raise RuntimeError("a search that failed still ends")
-    with ExitStack() as stack:  # no search at work: every slot again
-        assert all(stack.enter_context(typing_slot()) for _ in range(as_you_type.TYPING_SLOTS))
-    assert (as_you_type._slots.typing, as_you_type._slots.searches) == (0, 0)
-
-
-@pytest.mark.django_db
-def test_a_submitted_search_counts_as_a_full_search_while_it_runs(client, kw, monkeypatch):  # type: ignore[no-untyped-def]
-    seen: list[int] = []
-    real = search_views.search_pages
-
-    def counting(**kwargs):  # type: ignore[no-untyped-def]
-        seen.append(as_you_type._slots.searches)
-        return real(**kwargs)
-
-    monkeypatch.setattr(search_views, "search_pages", counting)
-    client.force_login(kw["bob"])
-    response = client.get("/search/", {"q": "remote"}, HTTP_HX_REQUEST="true", HTTP_HX_TRIGGER="search-form")
-    assert response.status_code == 200 and seen == [1] and as_you_type._slots.searches == 0
-
-
-@pytest.mark.django_db
-def test_busy_slots_answer_204_and_leave_submitted_searches_alone(client, kw):  # type: ignore[no-untyped-def]
-    client.force_login(kw["bob"])
-    with ExitStack() as stack:  # other keystrokes at work in this process
-        assert all(stack.enter_context(typing_slot()) for _ in range(as_you_type.TYPING_SLOTS))
-        assert client.get("/search/typing/", {"q": "remote"}, **HX_LIGHT).status_code == 204
-        submitted = client.get("/search/", {"q": "remote"}, HTTP_HX_REQUEST="true", HTTP_HX_TRIGGER="search-form")
-        assert submitted.status_code == 200 and "Remote work" in submitted.content.decode()
-    assert client.get("/search/typing/", {"q": "remote"}, **HX_LIGHT).status_code == 200
 
 
 @pytest.mark.django_db

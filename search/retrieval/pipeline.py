@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -29,11 +30,11 @@ from search.decisions.query import (
 from search.embedding.model_switch import query_embedder
 from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.retrieval import parallel
-from search.retrieval.crosslang import centred_query, merge_partitions, partition_leg
+from search.retrieval.crosslang import CentredQuery, centred_query, merge_partitions, partition_leg
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
-from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, Retrieval
+from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, PageHit, Retrieval
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
-from search.retrieval.query import parse_query
+from search.retrieval.query import ParsedQuery, parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import shares_words, unheld_words
 from search.retrieval.vector import (
@@ -49,33 +50,86 @@ from search.statistics.scopes import reader_of
 logger = logging.getLogger(__name__)
 
 
-def _query_vector(text: str, embedder: Any, timings: dict[str, float], owner: Any = None) -> list[float] | None:
-    """The query embedding (cached per ``owner``), or None if the embedder failed."""
+@dataclass(frozen=True)
+class QuerySide:
+    """What the query is in meaning: the serving embedder (read once: the vector lists and the word
+    translation use it), the query vector and its language-centred form (each None when not used)."""
+
+    embedder: Any = None
+    embedding: list[float] | None = None
+    centred: CentredQuery | None = None
+
+    @property
+    def model(self) -> str:
+        return self.embedder.model_name if self.embedder else ""
+
+
+@dataclass(frozen=True)
+class ListInput:
+    """What every list of one query reads: the same query, visible set, filters and depth."""
+
+    parsed: ParsedQuery
+    words: ParsedQuery  # the typed words, typos corrected: what the keyword lists search
+    language: str
+    visible: Any  # VisiblePages
+    filters: Filters
+    depth: int
+    side: QuerySide
+    vector_floor: float
+    centred_floor: float
+    exact: bool  # the vector lists scan every visible row instead of walking the graph
+    owner: Any  # whose cached translations and vectors these are
+
+
+@dataclass
+class Lists:
+    """The lists of one query, each run once over the same visible set, best first."""
+
+    keyword: list[ChunkHit] = field(default_factory=list)
+    vector: list[ChunkHit] = field(default_factory=list)
+    # The language-centred list's partitions, by chunk language, as the walks or the scan return them.
+    vector_by_language: dict[str, list[ChunkHit]] | None = None
+    crosslang: list[ChunkHit] = field(default_factory=list)  # the partitions merged
+    translated: list[ChunkHit] = field(default_factory=list)
+
+    @property
+    def found_by_words(self) -> bool:
+        return bool(self.keyword or self.translated)
+
+
+def _query_side(
+    parsed: ParsedQuery,
+    language: str,
+    filters: Filters,
+    reader: Any,
+    owner: Any,
+    *,
+    embed: bool,
+    use_vectors: bool,
+    cross_language: bool,
+    timings: dict[str, float],
+) -> QuerySide:
+    embedder = query_embedder() if embed else None
+    if not (use_vectors and embedder is not None):
+        return QuerySide(embedder)
+    # Before the lists start: the model's threads and Postgres would fight over the same cores.
     t = time.perf_counter()
     try:
-        embedding = query_embedding(text, embedder, owner)
+        embedding = query_embedding(parsed.raw, embedder, owner)
     except Exception as exc:  # provider down: keyword results still answer
         logger.warning("query embedding failed, keyword results only: %s", exc)
         embedding = None
     timings["embed"] = time.perf_counter() - t
-    return embedding
-
-
-def _timed(name: str, leg: Any, *args: Any, **kwargs: Any) -> Callable[[], tuple[str, Any, float]]:
-    """``leg(*args, **kwargs)`` as a call that returns (name, result, seconds)."""
-
-    def call() -> tuple[str, Any, float]:
-        t = time.perf_counter()
-        return name, leg(*args, **kwargs), time.perf_counter() - t
-
-    return call
-
-
-PARTITION_PREFIX = "crosslang:"  # timing/list names of the language-centred partitions' walks
+    centred = (
+        centred_query(embedding, embedder.model_name, language, filters, reader)
+        if embedding and cross_language
+        else None
+    )
+    return QuerySide(embedder, embedding, centred)
 
 
 def retrieve(
-    text: str,
+    text: str | ParsedQuery,
     user: Any,
     *,
     filters: Filters | None = None,
@@ -84,169 +138,260 @@ def retrieve(
     cross_language: bool = True,
     depth: int = LEG_DEPTH,
 ) -> Retrieval:
-    """The one query path: parse, run both legs over visible pages, fuse."""
+    """The one query path: parse (unless given parsed), run the lists over visible pages, decide
+    whether the query means something here, fuse."""
     filters = filters or Filters()
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    parsed = parse_query(text)
-    query_language = detect_language(parsed.raw) if parsed.raw else languages.DEFAULT.code
+    parsed = text if isinstance(text, ParsedQuery) else parse_query(text)
+    language = detect_language(parsed.raw) if parsed.raw else languages.DEFAULT.code
     timings["parse"] = time.perf_counter() - started
     if parsed.is_empty:
-        return Retrieval(parsed, [], query_language, timings)
+        return Retrieval(parsed, [], language, timings)
     # Phrases and exclusions are exact-match requests: meaning-based hits and translations would ignore them.
     exact_request = bool(parsed.phrases or parsed.excluded)
     translate = use_keywords and cross_language and not exact_request
-    want_embedder = (use_vectors or translate) and not exact_request
-
-    def query_side() -> tuple[Any, list[float] | None, Any]:
-        """The serving embedder (read once: the vector lists and the word translation use it),
-        the query vector and its language-centred form."""
-        embedder = query_embedder() if want_embedder else None
-        if not (use_vectors and embedder is not None):
-            return embedder, None, None
-        # Before the lists start: the model's threads and Postgres would fight over the same cores.
-        embedding = _query_vector(parsed.raw, embedder, timings, getattr(user, "pk", None))
-        centred = (
-            centred_query(embedding, embedder.model_name, query_language, filters, reader)
-            if embedding and cross_language
-            else None
-        )
-        return embedder, embedding, centred
-
+    owner = getattr(user, "pk", None)
     # Whose statistics rank the results: the scopes this user may read (search/statistics/scopes.py).
     reader = reader_of(user)
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
     # current for every query (reused only while the scopes it covers are unchanged: visibility.py) and
-    # applied inside every leg. The query side is prepared meanwhile.
-    calls_first: list[Callable[[], Any]] = [partial(visible_pages, user, reader), query_side]
+    # applied inside every list. The query side is prepared meanwhile.
+    side = partial(
+        _query_side,
+        parsed,
+        language,
+        filters,
+        reader,
+        owner,
+        embed=(use_vectors or translate) and not exact_request,
+        use_vectors=use_vectors,
+        cross_language=cross_language,
+        timings=timings,
+    )
+    calls_first: list[Callable[[], Any]] = [partial(visible_pages, user, reader), side]
     if use_keywords:
-        calls_first.append(partial(typo_corrected, parsed, reader, query_language))
-    visible, (embedder, embedding, centred), *corrected = parallel.run_all(calls_first)
+        calls_first.append(partial(typo_corrected, parsed, reader, language))
+    visible, query_side, *corrected = parallel.run_all(calls_first)
+    # Vector hits count only when close enough in meaning (search/decisions/query.py, fitted per model).
+    policy = query_decision(query_side.model) if query_side.model else None
+    vector_floor, centred_floor = vector_floors(policy)
+    embedding = query_side.embedding
+    exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
     # The keyword lists search the words as corrected; what was typed stays the query shown.
     words = corrected[0] if corrected else parsed
-    model = embedder.model_name if embedder else ""
-    # Vector hits count only when close enough in meaning (search/decisions/query.py, fitted per model).
-    policy = query_decision(model) if model else None
-    vector_floor, centred_floor = vector_floors(policy)
-    exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
-
-    calls = []
-    if use_keywords:
-        calls.append(_timed("keyword", keyword_leg, words, visible, filters, depth))
-    if embedding is not None and exact and centred is not None:
-        # Exact search reads every visible row: both vector lists come from one scan (timed as "vector").
-        args: tuple[Any, ...] = (embedding, centred, model, visible, filters, depth, vector_floor)
-        calls.append(_timed("vectors", exact_vector_lists, *args))
-    elif embedding is not None:
-        # The query language's centred list comes from the plain walk's own rows (one walk fewer).
-        native = query_language if centred is not None and query_language in centred.sizes else None
-        if native:
-            args = (embedding, centred, native, model, visible, filters, depth)
-            calls.append(_timed("walk", walk_with_native_partition, *args, max_distance=1.0 - vector_floor))
-        else:
-            args = (embedding, model, visible, filters, depth, exact)
-            calls.append(_timed("vector", vector_leg, *args, max_distance=1.0 - vector_floor))
-        # One call per other language partition: each walks its own graph, side by side.
-        for language in centred.sizes if centred is not None else ():
-            if language != native:
-                args = (centred, language, model, visible, filters, depth, exact)
-                calls.append(_timed(f"{PARTITION_PREFIX}{language}", partition_leg, *args))
-    if translate:
-        args = (parsed, query_language, visible, filters, depth, embedder, getattr(user, "pk", None))
-        calls.append(_timed("translate", translated_keyword_leg, *args))
-    # Independent lists over the same visible set: side by side when allowed (search/retrieval/parallel.py).
-    lists: dict[str, Any] = {}
-    for name, hits, seconds in parallel.run_all(calls):
-        lists[name], timings[name] = hits, seconds
-    # The language-centred list, merged from its partitions: those of the one-scan exact lists (the
-    # scan is timed as the vector leg) or those walked side by side (timed as the slowest walk).
-    per_language: dict[str, list[ChunkHit]] | None = None
-    walked = 0.0
-    if "vectors" in lists:
-        lists["vector"], per_language = lists.pop("vectors")
-        timings["vector"] = timings.pop("vectors")
-    if "walk" in lists:  # the plain walk and, from its rows, the query language's partition
-        lists["vector"], native_hits = lists.pop("walk")
-        per_language = {query_language: native_hits}
-        timings["vector"] = walked = timings.pop("walk")
-    for name in [name for name in lists if name.startswith(PARTITION_PREFIX)]:
-        per_language = per_language or {}
-        per_language[name.removeprefix(PARTITION_PREFIX)] = lists.pop(name)
-        walked = max(walked, timings.pop(name))
-    if per_language is not None:
-        t = time.perf_counter()
-        lists["crosslang"] = merge_partitions(per_language, centred, depth, centred_floor)
-        timings["crosslang"] = walked + time.perf_counter() - t
-    keyword, vector = lists.get("keyword", []), lists.get("vector", [])
-    crosslang, translated = lists.get("crosslang", []), lists.get("translate", [])
-    decision = _decide(
-        policy, vector, embedding, embedder, keyword or translated, parsed, words, reader, query_language
+    given = ListInput(
+        parsed, words, language, visible, filters, depth, query_side, vector_floor, centred_floor, exact, owner
     )
-    alone = 1.0 if decision is not None and decision.clearly_off else KEYWORD_ALONE_COVERAGE
+    lists = _run_lists(given, use_keywords=use_keywords, translate=translate, timings=timings)
+    decision = _decide(policy, lists, given, reader)
     words_carry = decision is not None and not decision.confident
     if words_carry:
         # Nothing is clearly close in meaning: the words must carry the match, each listed chunk
         # holding most of the query's words, or one common word of an unrelated question ("temps"
         # in "temps de cuisson d'un gigot") would be a match. With no such chunk, nothing matches.
-        # The lists are asked again with that requirement, so they are ranked and cut with it.
         t = time.perf_counter()
-        if keyword:
-            keyword = keyword_leg(words, visible, filters, depth, min_coverage=alone)
-        if translated:
-            args = (parsed, query_language, visible, filters, depth, embedder, getattr(user, "pk", None))
-            translated = translated_keyword_leg(*args, min_coverage=alone)
-        if not keyword and not translated:
-            vector, crosslang = [], []
+        alone = 1.0 if decision is not None and decision.clearly_off else KEYWORD_ALONE_COVERAGE
+        lists = _words_alone(lists, given, alone)
         timings["words alone"] = time.perf_counter() - t
-
     t = time.perf_counter()
-    vector_weight = 0.0 if answer_elsewhere(crosslang, query_language, parsed.raw) else None
-    pages = fuse(keyword, vector, crosslang=crosslang, translated=translated, vector_weight=vector_weight)
-    if words_carry:
-        # The meaning lists still rank, but only pages the words matched are results: a page merely
-        # near in meaning to a query that means nothing here is not one ("how to jump start a car").
-        pages = found_by_words(pages)
-    elif vector or crosslang:
-        pages = without_weak_word_matches(pages, KEYWORD_ALONE_COVERAGE)
+    pages = _fused(lists, language, parsed.raw, words_carry=words_carry)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(
         parsed,
         pages,
-        query_language,
+        language,
         timings,
-        used_vectors=bool(vector),
+        used_vectors=bool(lists.vector),
         query_vector=embedding,
-        embedder=embedder,
+        embedder=query_side.embedder,
         decision=decision,
     )
 
 
-def _decide(  # noqa: PLR0913 - the lists and what the features are read from
-    policy: Decision | None,
-    vector: list[ChunkHit],
-    embedding: list[float] | None,
-    embedder: Any,
-    found_words: list[ChunkHit],
-    parsed: Any,
-    words: Any,
-    reader: Any,
-    query_language: str,
-) -> QueryDecision | None:
+class _ListRun:
+    """Each list of one query as a call that keeps what it found and how long it took, so that the
+    calls can run side by side (search/retrieval/parallel.py)."""
+
+    def __init__(self, given: ListInput) -> None:
+        self.given = given
+        self.lists = Lists()
+        self.seconds: dict[str, float] = {}
+        self.partitions: dict[str, list[ChunkHit]] = {}  # the language-centred list's walks, by language
+        self.walks: dict[str, float] = {}  # and their seconds: the list waits for the slowest
+
+    def keyword(self) -> None:
+        t = time.perf_counter()
+        self.lists.keyword = _keyword_list(self.given)
+        self.seconds["keyword"] = time.perf_counter() - t
+
+    def translated(self) -> None:
+        t = time.perf_counter()
+        self.lists.translated = _translated_list(self.given)
+        self.seconds["translate"] = time.perf_counter() - t
+
+    def exact_vectors(self, embedding: list[float], centred: CentredQuery) -> None:
+        """Exact search reads every visible row: both vector lists come from one scan."""
+        g = self.given
+        t = time.perf_counter()
+        self.lists.vector, self.lists.vector_by_language = exact_vector_lists(
+            embedding, centred, g.side.model, g.visible, g.filters, g.depth, g.vector_floor
+        )
+        self.seconds["vector"] = time.perf_counter() - t
+
+    def walk(self, embedding: list[float], centred: CentredQuery, native: str) -> None:
+        """The plain walk and, from its rows, the query language's centred list (one walk fewer)."""
+        g = self.given
+        t = time.perf_counter()
+        self.lists.vector, native_hits = walk_with_native_partition(
+            embedding,
+            centred,
+            native,
+            g.side.model,
+            g.visible,
+            g.filters,
+            g.depth,
+            max_distance=1.0 - g.vector_floor,
+        )
+        self.seconds["vector"] = self.walks[native] = time.perf_counter() - t
+        self.partitions[native] = native_hits
+
+    def vector(self, embedding: list[float]) -> None:
+        g = self.given
+        t = time.perf_counter()
+        self.lists.vector = vector_leg(
+            embedding, g.side.model, g.visible, g.filters, g.depth, g.exact, max_distance=1.0 - g.vector_floor
+        )
+        self.seconds["vector"] = time.perf_counter() - t
+
+    def partition(self, centred: CentredQuery, language: str) -> None:
+        """One language partition of the centred list: each walks its own graph."""
+        g = self.given
+        t = time.perf_counter()
+        self.partitions[language] = partition_leg(
+            centred, language, g.side.model, g.visible, g.filters, g.depth, g.exact
+        )
+        self.walks[language] = time.perf_counter() - t
+
+
+def _run_lists(given: ListInput, *, use_keywords: bool, translate: bool, timings: dict[str, float]) -> Lists:
+    """Every list of the query, once, over the same visible set (side by side when allowed)."""
+    run = _ListRun(given)
+    side = given.side
+    calls: list[Callable[[], None]] = []
+    languages_walked: list[str] = []
+    if use_keywords:
+        calls.append(run.keyword)
+    embedding, centred = side.embedding, side.centred
+    if embedding is not None and given.exact and centred is not None:
+        calls.append(partial(run.exact_vectors, embedding, centred))
+    elif embedding is not None and centred is not None:
+        # The query language's centred list comes from the plain walk's own rows (one walk fewer).
+        native = given.language if given.language in centred.sizes else None
+        calls.append(partial(run.walk, embedding, centred, native) if native else partial(run.vector, embedding))
+        languages_walked = ([native] if native else []) + [code for code in centred.sizes if code != native]
+        calls += [partial(run.partition, centred, code) for code in languages_walked if code != native]
+    elif embedding is not None:
+        calls.append(partial(run.vector, embedding))
+    if translate:
+        calls.append(run.translated)
+    parallel.run_all(calls)
+    if languages_walked:  # in the order they were asked, whichever walk finished first
+        run.lists.vector_by_language = {code: run.partitions[code] for code in languages_walked}
+    # The order of the timings as the lists were asked, whichever finished first.
+    timings.update({name: run.seconds[name] for name in ("keyword", "vector", "translate") if name in run.seconds})
+    if run.lists.vector_by_language is not None and centred is not None:
+        # Timed as the slowest walk and the merge (the one-scan partitions are timed as the scan).
+        t = time.perf_counter()
+        run.lists.crosslang = merge_partitions(run.lists.vector_by_language, centred, given.depth, given.centred_floor)
+        timings["crosslang"] = max(run.walks.values(), default=0.0) + time.perf_counter() - t
+    return run.lists
+
+
+def _keyword_list(given: ListInput, min_coverage: float | None = None) -> list[ChunkHit]:
+    return keyword_leg(given.words, given.visible, given.filters, given.depth, min_coverage=min_coverage)
+
+
+def _translated_list(given: ListInput, min_coverage: float | None = None) -> list[ChunkHit]:
+    g = given
+    args = (g.parsed, g.language, g.visible, g.filters, g.depth, g.side.embedder, g.owner)
+    return translated_keyword_leg(*args, min_coverage=min_coverage)
+
+
+def _words_alone(lists: Lists, given: ListInput, least: float) -> Lists:
+    """The lists when the words must carry the match: the keyword lists keep the chunks that hold
+    ``least`` of the query's words, as if asked with that requirement; with none, no list matches.
+
+    A keyword list not cut at its depth holds every chunk the stricter list would rank (the same
+    candidates, scores and order): it is narrowed here. A list cut at its depth may have left out
+    chunks the stricter list reaches: only then is that list asked again.
+    """
+    keyword, translated = lists.keyword, lists.translated
+    if keyword:
+        narrowed = _narrowed(keyword, least, given.depth)
+        keyword = narrowed if narrowed is not None else _keyword_list(given, min_coverage=least)
+    if translated:
+        # One list per target language, one after another, each ranked from 1.
+        parts = [_narrowed(part, least, given.depth) for part in _by_language(translated)]
+        if all(part is not None for part in parts):
+            translated = [hit for part in parts for hit in part or []]
+        else:
+            translated = _translated_list(given, min_coverage=least)
+    if not keyword and not translated:
+        return Lists()
+    return Lists(keyword, lists.vector, lists.vector_by_language, lists.crosslang, translated)
+
+
+def _narrowed(hits: list[ChunkHit], least: float, depth: int) -> list[ChunkHit] | None:
+    """The keyword list ``hits`` less the chunks holding under ``least`` of the query's words,
+    ranked again; None when the list was cut at ``depth``."""
+    if len(hits) >= depth:
+        return None
+    kept = [hit for hit in hits if (hit.coverage or 0.0) >= least - 1e-9]  # the keyword leg's own test
+    return [replace(hit, keyword_rank=rank) for rank, hit in enumerate(kept, start=1)]
+
+
+def _by_language(translated: list[ChunkHit]) -> list[list[ChunkHit]]:
+    parts: list[list[ChunkHit]] = []
+    for hit in translated:
+        if hit.keyword_rank == 1 or not parts:
+            parts.append([])
+        parts[-1].append(hit)
+    return parts
+
+
+def _fused(lists: Lists, language: str, raw: str, *, words_carry: bool) -> list[PageHit]:
+    vector_weight = 0.0 if answer_elsewhere(lists.crosslang, language, raw) else None
+    pages = fuse(
+        lists.keyword, lists.vector, crosslang=lists.crosslang, translated=lists.translated, vector_weight=vector_weight
+    )
+    if words_carry:
+        # The meaning lists still rank, but only pages the words matched are results: a page merely
+        # near in meaning to a query that means nothing here is not one ("how to jump start a car").
+        return found_by_words(pages)
+    if lists.vector or lists.crosslang:
+        return without_weak_word_matches(pages, KEYWORD_ALONE_COVERAGE)
+    return pages
+
+
+def _decide(policy: Decision | None, lists: Lists, given: ListInput, reader: Any) -> QueryDecision | None:
     """Whether the query means something here (search/decisions/query.py); None when it was not
     embedded (keyword search only: the words decide, as they always did)."""
+    embedding, embedder = given.side.embedding, given.side.embedder
     if embedding is None or embedder is None:
         return None
-    if not vector:  # nothing above the floor: nothing is near in meaning
+    if not lists.vector:  # nothing above the floor: nothing is near in meaning
         return SAFE
-    similarities = [1.0 - (hit.vector_distance or 0.0) for hit in vector[:STAND_OUT_RANK]]
+    similarities = [1.0 - (hit.vector_distance or 0.0) for hit in lists.vector[:STAND_OUT_RANK]]
     features = QueryFeatures(
         nearest=similarities[0],
-        stand_out=stand_out(similarities, vector_floors(policy)[0]),
+        stand_out=stand_out(similarities, given.vector_floor),
         workplace=WORKPLACE.nearest(embedding, embedder),
         everyday=EVERYDAY.nearest(embedding, embedder),
         handbook_question=HANDBOOK_QUESTIONS.nearest(embedding, embedder),
         other_query=OTHER_QUERIES.nearest(embedding, embedder),
-        words=shares_words(parsed.terms, bool(found_words)),
+        words=shares_words(given.parsed.terms, lists.found_by_words),
     )
-    return decide_query(features, policy, unheld=lambda: bool(unheld_words(words.terms, reader, query_language)))
+    words, language = given.words, given.language
+    return decide_query(features, policy, unheld=lambda: bool(unheld_words(words.terms, reader, language)))

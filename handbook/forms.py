@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import unicodedata
 from typing import Any
 
@@ -117,6 +118,24 @@ class ThrottledAuthenticationForm(AuthenticationForm):
 # --- Pages ----------------------------------------------------------------------
 
 
+_LINE_BREAK = re.compile(r"\r\n?")
+
+
+class MarkdownField(forms.CharField):
+    """The page's Markdown as typed: never stripped, line breaks stored as LF.
+
+    Browsers send every line break of a textarea as CRLF (HTML form submission), so
+    without this each save through the browser rewrote every line of the stored text.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", forms.Textarea)
+        super().__init__(required=False, max_length=MAX_BODY_CHARS, strip=False, **kwargs)
+
+    def to_python(self, value: Any) -> str:
+        return _LINE_BREAK.sub("\n", super().to_python(value))
+
+
 class _PageChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Page) -> str:
         return f"{obj.title} ({obj.space.title})"
@@ -128,29 +147,26 @@ class PageCreateForm(forms.Form):
     parent = forms.ModelChoiceField(
         label=_("Parent page"), queryset=Page.objects.none(), required=False, empty_label=_("(top level)")
     )
-    body = forms.CharField(
-        label=_("Text (Markdown)"), widget=forms.Textarea, required=False, max_length=MAX_BODY_CHARS, strip=False
-    )
+    body = MarkdownField(label=_("Text (Markdown)"))
 
     def __init__(self, *args: Any, space: Space, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # A template is a starting text, not a place in the tree.
         model_choice_field(self, "parent").queryset = (
-            Page.objects.editable_by(user).filter(space=space).order_by("title")
+            Page.objects.editable_by(user).filter(space=space, is_template=False).order_by("title")
         )
 
 
 class PageEditForm(forms.Form):
     title = forms.CharField(label=_("Title"), max_length=MAX_TITLE_CHARS)
-    body = forms.CharField(
-        label=_("Text (Markdown)"), widget=forms.Textarea, required=False, max_length=MAX_BODY_CHARS, strip=False
-    )
+    body = MarkdownField(label=_("Text (Markdown)"))
     note = forms.CharField(label=_("What changed? (optional)"), max_length=300, required=False)
     # The revision the editor started from: page_save refuses to overwrite a newer one.
     base_number = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
 
 
 class PreviewForm(forms.Form):
-    body = forms.CharField(required=False, max_length=MAX_BODY_CHARS, strip=False)
+    body = MarkdownField()
 
 
 class PageRenameForm(forms.Form):
@@ -170,7 +186,11 @@ class PageMoveForm(forms.Form):
         # the target space is enforced by the choices themselves.
         model_choice_field(self, "space").queryset = Space.objects.editable_by(user).order_by("title")
         model_choice_field(self, "parent").queryset = (
-            Page.objects.editable_by(user).exclude(pk=page.pk).select_related("space").order_by("space__title", "title")
+            Page.objects.editable_by(user)
+            .exclude(pk=page.pk)
+            .exclude(is_template=True)
+            .select_related("space")
+            .order_by("space__title", "title")
         )
 
     def clean(self) -> dict[str, Any]:

@@ -80,6 +80,8 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
             else:
                 messages.success(request, _("Page published.") if page.is_published else _("Draft saved."))
             return after_save(page)
+    if preview is None:  # the preview pane starts with the text being written (a template's, say)
+        preview = _rendered(form["body"].value() or "")
     context = {
         "space": space,
         "form": form,

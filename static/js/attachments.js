@@ -7,7 +7,8 @@
   "use strict";
   var box = document.querySelector("[data-upload-url]");
   var body = document.getElementById("id_body");
-  if (!box || !body || !window.fetch || !window.FormData) return;
+  // Where the Markdown editor runs (static/js/editor.js), it sends the files itself.
+  if (!box || !body || body.dataset.richEditor || !window.fetch || !window.FormData) return;
   var input = box.querySelector(".js-attachment-input");
   var status = box.querySelector(".js-attachment-status");
   var form = body.form;

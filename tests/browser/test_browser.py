@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
+from tests.browser.editor import editor_type_at_end
 from tests.fake_llm import Reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -111,9 +112,7 @@ def test_edit_and_publish_then_find_it_in_search(watched, live_server, site, wor
     log_in(page, live_server.url, "editor", "pw-editor")
     page.goto(f"{live_server.url}/spaces/hr/remote-work/")
     page.get_by_role("link", name="Edit", exact=True).click()
-    body = page.locator("#id_body")
-    body.press("Control+End")
-    body.press_sequentially("\n\n## Travel\n\nBring the zeppelin badge when abroad.\n", delay=5)
+    editor_type_at_end(page, "\n\n## Travel\n\nBring the zeppelin badge when abroad.\n")
     expect(page.locator("#preview h2#travel")).to_have_text("Travel")  # live preview
     page.get_by_role("button", name="Publish", exact=True).click()
     expect(page.locator(".prose")).to_contain_text("zeppelin badge")

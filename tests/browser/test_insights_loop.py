@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
+from tests.browser.editor import editor_type_at_end
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,9 +50,7 @@ def test_an_editor_publishes_the_answer_and_the_gap_is_possibly_fixed(watched, l
     # The editor adds the answer to the page the question came close to.
     page.goto(f"{live_server.url}/spaces/facilities/rooftop-terrace/")
     page.get_by_role("link", name="Edit", exact=True).click()
-    body = page.locator("#id_body")
-    body.press("Control+End")
-    body.press_sequentially("\n\n## Sauna\n\nThe rooftop sauna opens every weekday at seven.\n", delay=2)
+    editor_type_at_end(page, "\n\n## Sauna\n\nThe rooftop sauna opens every weekday at seven.\n", delay=2)
     page.get_by_role("button", name="Publish", exact=True).click()
     expect(page.locator(".prose")).to_contain_text("opens every weekday at seven")
 

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
+from tests.browser.editor import editor_place_cursor
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,8 +47,7 @@ def test_an_upload_without_a_cursor_goes_to_the_end_and_one_with_a_cursor_goes_t
 
     # With the cursor placed after the first paragraph, the next file goes there.
     position = text.index("## Equipment")
-    page.locator("#id_body").focus()
-    page.locator("#id_body").evaluate("(el, at) => el.setSelectionRange(at, at)", position)
+    editor_place_cursor(page, position)
     _upload(page, "screen.png")
     text = page.locator("#id_body").input_value()
     assert text.startswith("# Remote work\n")

@@ -1,0 +1,165 @@
+"""In Chromium: the Markdown editor (EasyMDE, static/js/editor.js) over the page form.
+
+It loads with its toolbar, builds a table from the toolbar, uploads a pasted or dropped image
+and inserts its Markdown, saves a page it was never asked to change byte for byte as it was,
+and the form still posts with JavaScript off. No console or CSP error, no other origin.
+"""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Tables, a front-matter-like block, headings, links, trailing spaces (a Markdown line break),
+# a tab and a non-breaking space: what an editor must hand back untouched.
+ROUND_TRIP = (
+    "---\ntitle: not front matter\nowner: hr\n---\n\n"
+    "# Travel expenses\n\n"
+    'Train tickets are booked by the [travel desk](https://example.com/desk "Desk").  \n'
+    "Second line after a hard break.\n\n"
+    "## Caps\n\n"
+    "| City | Cap |\n|:--- | ---:|\n| Paris | 150\u00a0€ |\n| Lyon |  110 € |\n\n"
+    "*  loose list item\n*\tafter a tab\n\n"
+    "```\ncode\twith a tab   \n```\n"
+    "<https://example.com/auto>\n\n"
+    "Trailing spaces at the very end   "
+)
+BODY = "# Remote work\n\nStaff may work from home.\n"
+PNG = list(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+
+
+@pytest.fixture
+def site(make_user, make_space, make_page, settings, tmp_path) -> Any:  # type: ignore[no-untyped-def]
+    settings.MEDIA_ROOT = tmp_path / "media"
+    hr = make_space("hr", viewers=("staff",), editors=("hr-editors",))
+    return SimpleNamespace(
+        hr=hr,
+        remote=make_page(hr, "Remote work", BODY, index=False),
+        travel=make_page(hr, "Travel expenses", ROUND_TRIP, index=False),
+        editor=make_user("editor", "staff", "hr-editors"),
+    )
+
+
+def _open_editor(page: Any, base: str, slug: str) -> None:
+    log_in(page, base, "editor", "pw-editor")
+    page.goto(f"{base}/spaces/hr/{slug}/edit/")
+    expect(page.locator(".EasyMDEContainer .CodeMirror")).to_be_visible()
+
+
+def _editor_text(page: Any) -> str:
+    return str(page.locator(".CodeMirror").evaluate("el => el.CodeMirror.getValue()"))
+
+
+def test_the_editor_loads_with_a_toolbar_and_builds_a_table(watched, live_server, site):
+    page = watched.page
+    _open_editor(page, live_server.url, "remote-work")
+    toolbar = page.get_by_role("toolbar", name="Formatting")
+    expect(toolbar).to_be_visible()
+    for name in ("Bold", "Italic", "Heading", "Insert a link", "Insert a table", "Add an image or a file"):
+        expect(toolbar.get_by_role("button", name=re.compile(name))).to_be_visible()
+    # The toolbar is one tab stop; the arrow keys walk it.
+    expect(toolbar.locator("button[tabindex='0']")).to_have_count(1)
+    assert _editor_text(page) == BODY  # what the page holds, nothing added on load
+
+    page.locator(".CodeMirror").evaluate("el => { el.CodeMirror.focus(); el.CodeMirror.execCommand('goDocEnd'); }")
+    toolbar.get_by_role("button", name=re.compile("Insert a table")).click()
+    table = r"\| Column \| Column \|\n\| --- \| --- \|\n\| Text \| Text \|"
+    expect(page.locator("#id_body")).to_have_value(re.compile(table))
+    expect(page.locator("#preview table")).to_be_visible()  # the live preview beside the editor followed
+
+    # The editor's own preview renders through the server (its sanitiser, its heading ids).
+    toolbar.get_by_role("button", name=re.compile("Show the preview")).click()
+    expect(page.locator(".EasyMDEContainer .editor-preview-full h1#remote-work")).to_have_text("Remote work")
+    expect(page.locator(".EasyMDEContainer .editor-preview-full table")).to_be_visible()
+
+
+@pytest.mark.parametrize("how", ["paste", "drop"])
+def test_a_pasted_or_dropped_image_is_uploaded_and_its_markdown_inserted(watched, live_server, site, how):
+    page = watched.page
+    _open_editor(page, live_server.url, "remote-work")
+    page.locator(".CodeMirror").evaluate("el => { el.CodeMirror.focus(); el.CodeMirror.execCommand('goDocEnd'); }")
+    page.evaluate(
+        """([how, bytes]) => {
+            const data = new DataTransfer();
+            data.items.add(new File([new Uint8Array(bytes)], "screen.png", {type: "image/png"}));
+            const target = how === "paste"
+                ? document.querySelector(".CodeMirror [contenteditable]")
+                : document.querySelector(".CodeMirror-lines");
+            const event = how === "paste"
+                ? new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})
+                : new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true});
+            target.dispatchEvent(event);
+        }""",
+        [how, PNG],
+    )
+    expect(page.locator(".js-attachment-status")).to_contain_text("screen.png uploaded")
+    expect(page.locator("#id_body")).to_have_value(
+        re.compile(
+            r"^# Remote work\n\nStaff may work from home\.\n\n"
+            r"!\[screen\.png\]\(/attachments/[0-9a-f-]+/screen\.png\)\n$"
+        )
+    )
+    expect(page.locator("#preview img[alt='screen.png']")).to_have_count(1)
+    assert site.remote.attachments.count() == 1
+
+
+def test_a_page_saved_without_a_change_is_stored_byte_for_byte(watched, live_server, site):
+    page = watched.page
+    _open_editor(page, live_server.url, "travel-expenses")
+    assert _editor_text(page) == ROUND_TRIP
+    page.get_by_role("button", name="Save draft").click()
+    expect(page).to_have_url(f"{live_server.url}/spaces/hr/travel-expenses/")
+    site.travel.refresh_from_db()
+    assert site.travel.revisions.count() == 1
+    assert site.travel.revisions.get().body == ROUND_TRIP
+
+    # A change made in the editor is saved with everything else as it was.
+    page.goto(f"{live_server.url}/spaces/hr/travel-expenses/edit/")
+    page.locator(".CodeMirror").evaluate("el => { el.CodeMirror.focus(); el.CodeMirror.execCommand('goDocEnd'); }")
+    page.keyboard.type("!")
+    page.get_by_role("button", name="Save draft").click()
+    expect(page.locator(".messages")).to_contain_text("Draft saved as revision 2.")
+    assert site.travel.revisions.get(number=2).body == ROUND_TRIP + "!"
+
+
+def test_the_new_page_says_files_come_after_the_first_save(watched, live_server, site):
+    page = watched.page
+    log_in(page, live_server.url, "editor", "pw-editor")
+    page.goto(f"{live_server.url}/spaces/hr/_new/")
+    expect(page.locator(".EasyMDEContainer .CodeMirror")).to_be_visible()
+    expect(page.get_by_text("save as draft to attach files")).to_be_visible()
+    expect(page.get_by_role("button", name=re.compile("Add an image or a file"))).to_have_count(0)
+    expect(page.locator("#preview")).not_to_contain_text("None")
+    page.get_by_label("Title").fill("Parking")
+    page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
+    page.keyboard.type("# Parking\n\nAsk the front desk.")
+    expect(page.locator("#preview h1")).to_have_text("Parking")
+    page.get_by_role("button", name="Save draft").click()
+    expect(page.locator(".messages")).to_contain_text("Draft saved.")
+    from handbook.models import Page
+
+    assert Page.objects.get(title="Parking").revisions.get().body == "# Parking\n\nAsk the front desk."
+
+
+def test_without_javascript_the_plain_form_posts(browser, live_server, site, settings_for_browser):
+    context = browser.new_context(java_script_enabled=False, locale="en-GB")
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "editor", "pw-editor")
+        page.goto(f"{live_server.url}/spaces/hr/remote-work/edit/")
+        expect(page.locator(".EasyMDEContainer")).to_have_count(0)
+        page.get_by_label("Text (Markdown)").fill(BODY + "\nDesks are booked a day ahead.\n")
+        page.get_by_role("button", name="Publish", exact=True).click()
+        expect(page.locator(".prose")).to_contain_text("Desks are booked a day ahead.")
+        site.remote.refresh_from_db()
+        assert site.remote.body == BODY + "\nDesks are booked a day ahead.\n"
+    finally:
+        context.close()

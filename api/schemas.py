@@ -52,6 +52,8 @@ class AskOut(CliShape):
     citations: list[AskCitation]
     language: str
     notice: str
+    confidence: Literal["sure", "unsure"] | None = None  # how sure Ask is of its answer; None for no_answer
+    probability: float | None = None  # the fitted probability that the quoted lead states the answer
 
 
 class PageOut(Schema):

@@ -13,6 +13,8 @@ asked as the ``bench-handbooks`` user (reads the three handbooks):
 - all of it per corpus and question language;
 - a sweep of the answerability threshold: the answers are also built with the decision switched
   off, so each threshold's answered / declined / evidence-hit figures are exact;
+- how sure: per set, the evidence hit among the answers given as sure and as unsure, the share of
+  answerable questions answered sure and the share of unanswerable ones answered sure;
 - overhead: Ask without an LLM (retrieval + passages + the extractive writer), cold caches.
 
 Run: python -m bench.ask   (after the corpora are loaded by bench.search or make bench)
@@ -185,6 +187,37 @@ def _sweep(rows: list[dict[str, Any]], thresholds: Iterable[float]) -> list[list
     return out
 
 
+CONFIDENCE_HEADERS = [
+    "set",
+    "answered sure",
+    "evidence hit, sure",
+    "answered unsure",
+    "evidence hit, unsure",
+    "answerable answered sure",
+    "unanswerable answered sure",
+]
+
+
+def _confidence_split(rows: list[dict[str, Any]]) -> list[list[Any]]:
+    """Whether "sure" can be trusted: evidence among sure answers against unsure ones, and how often
+    each kind of question is answered sure."""
+    out = []
+    for set_name in ("native", "translated"):
+        group = [r for r in rows if r["set"] == set_name]
+        answerable = [r for r in group if r["answerable"]]
+        unanswerable = [r for r in group if not r["answerable"]]
+        line: list[Any] = [set_name]
+        for level in ("sure", "unsure"):
+            given = [r for r in answerable if r["answered"] and r["confidence"] == level]
+            line += [len(given), mean(1.0 if r["evidence_hit"] else 0.0 for r in given if r["evidence"])]
+        line += [
+            mean(1.0 if r["confidence"] == "sure" else 0.0 for r in answerable),
+            mean(1.0 if r["confidence"] == "sure" else 0.0 for r in unanswerable),
+        ]
+        out.append(line)
+    return out
+
+
 def _overhead_over_every_corpus(sets: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
     """The same questions asked by the ``bench`` user, who reads every corpus loaded (the FAQ corpora
     too, when ``bench.search`` or ``make bench`` loaded them): Ask's overhead at that index size."""
@@ -248,6 +281,7 @@ def main() -> None:
                 "lang": q["lang"],
                 "answerable": bool(q["relevant"]),
                 "evidence": q.get("evidence") or "",
+                "confidence": answer.confidence,
                 **judge(q, answer),
             }
             if scorer is not None:
@@ -261,6 +295,9 @@ def main() -> None:
 
     print("\n### Ask, answer level (extractive, bench-handbooks user)\n")
     print(md_table(HEADERS, _rows_table(rows)))
+    confidence = _confidence_split(rows)
+    print("\n### How sure (answers given as sure or unsure, answerable questions with evidence)\n")
+    print(md_table(CONFIDENCE_HEADERS, confidence))
     print(
         f"\nAsk without an LLM (retrieval + passages + extractive writer, cold caches): "
         f"p50 {percentile(ask_ms, 50):.0f} ms, p95 {percentile(ask_ms, 95):.0f} ms (n={len(ask_ms)})"
@@ -283,6 +320,7 @@ def main() -> None:
                 "ask_p50_ms": percentile(ask_ms, 50),
                 "ask_p95_ms": percentile(ask_ms, 95),
                 "ask_every_corpus": wide,
+                "confidence": [dict(zip(CONFIDENCE_HEADERS, r, strict=True)) for r in confidence],
                 "sweep": sweep,
                 "rows": rows,
             },

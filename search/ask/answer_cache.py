@@ -12,14 +12,15 @@ from django.conf import settings
 from django.core.cache import cache
 
 from handbook.models import Page
-from search.ask.passages import Passage
+from search.ask.passages import Passage, embedder_for
 from search.ask.replies import Answer, Citation
+from search.decisions.answer import answer_decision
 
 logger = logging.getLogger(__name__)
 
 CACHE_TTL_S = 3600
 # Bump when answer building changes, so cached answers of the old logic are not served.
-ANSWER_FORMAT_VERSION = 4
+ANSWER_FORMAT_VERSION = 5
 
 
 def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = None) -> str:
@@ -33,9 +34,20 @@ def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = No
             mode,
             settings.LLM_MODEL if mode == "llm" else "",
             [(p.chunk_id, p.content_hash, p.revision_id) for p in passages],
+            _answer_decision_of(passages),
         ]
     )
     return "ask:" + hashlib.sha256(material.encode()).hexdigest()
+
+
+def _answer_decision_of(passages: list[Passage]) -> list[Any]:
+    """The answer decision the passages' model answers by: a new fit decides (and says how sure) anew,
+    rather than an hour later."""
+    embedder = embedder_for(passages)
+    decision = answer_decision(embedder.model_name) if embedder is not None else None
+    if decision is None:
+        return []
+    return [decision.intercept, list(decision.weights), sorted(decision.thresholds.items())]
 
 
 def mark_outdated(answer: Answer) -> None:

@@ -49,11 +49,12 @@ from core.text import detect_language
 from search.ask import prompts
 from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cache
 from search.ask.extractive import select_quotes
-from search.ask.grounding import MARKER, UnsupportedAnswer, grounded
+from search.ask.grounding import MARKER, UnsupportedAnswer, grounded, with_confidence
 from search.ask.passages import Passage, embedder_for, passages_for
 from search.ask.quote_learning import learnt_order
 from search.ask.replies import Answer, AskError, Citation, citation, no_answer
 from search.ask.stream_gate import gate_for
+from search.decisions.answer import SURE, UNSURE
 from search.models import AskLog
 from search.retrieval import parallel
 from search.retrieval.query import QueryError, clean_query, parse_query
@@ -125,7 +126,10 @@ def extractive_answer(
         if passage.language != language:  # say which language a quoted sentence is in
             label = f"({LANGUAGE_NAMES.get(passage.language, passage.language)}) {label}"
         parts.append(f"“{quote.sentence}” {label}")
-    return Answer(question, "extractive", " ".join(parts), language, citations, notice)
+    answer = Answer(question, "extractive", " ".join(parts), language, citations, notice)
+    answer.confidence = SURE if selection.sure else UNSURE
+    answer.probability = selection.lead
+    return answer
 
 
 def _question_vector(question: str, passages: list[Passage]) -> tuple[list[float] | None, Any]:
@@ -193,7 +197,7 @@ def llm_answer(
         return _fallback(question, language, passages, reason, prepared.get() if prepared else None)
     if answer is None:
         return _fallback(question, language, passages, "no_citation", prepared.get() if prepared else None)
-    return answer
+    return with_confidence(answer, passages, question, language)
 
 
 def _log(user: Any, answer: Answer, started: float, passages: list[Passage] | None = None) -> None:
@@ -379,4 +383,6 @@ def _grounded_stream(
         return no_answer(question, language)
     numbers = sorted({int(m) for m in MARKER.findall(text)})
     answer = grounded({"answer": text, "sources": numbers}, passages, question, language)
-    return answer or _fallback(question, language, passages, "no_citation", prepared.get() if prepared else None)
+    if answer is None:
+        return _fallback(question, language, passages, "no_citation", prepared.get() if prepared else None)
+    return with_confidence(answer, passages, question, language)

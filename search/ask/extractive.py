@@ -18,10 +18,11 @@ Choosing the quote looks for the answer, not only for shared words:
    best few by words even when not stored yet (a page saved a moment ago: those are embedded now);
    the model's fitted answer decision (``search/decisions/answer.py``) then scores each from its
    words, kind, similarity, language and passage rank;
-3. the answer is the best unit, plus up to two more that are answers too, within 80 words;
+3. the answer is the best unit; when the decision is sure of it, up to two more that it is sure of
+   too, within 80 words (one fact, well quoted: an unsure answer is its best unit alone);
 4. the passages answer the question when their best unit is an answer (the decision's threshold,
    fitted per embedding model by ``manage.py calibrate``). Without a policy for the model yet, the
-   words choose and decide.
+   words choose and decide, and no answer is sure.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from handbook.inline_html import without_markup
 from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
 from search.ask.passages import Passage
 from search.ask.unit_embeddings import unit_vectors
-from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_answer, unit_score
+from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_sure, unit_score
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
@@ -62,11 +63,10 @@ NAME_PENALTY = 0.2  # a unit that holds none of the names the question asks abou
 OPENING_BONUS = 0.1  # the first statement of a section usually states its rule
 SHORTLIST_OTHER_LANGUAGE = 2  # more units embedded when words cannot be matched across languages
 PER_PASSAGE = 1  # and the best unit of every passage
-# Words only (no policy yet): a second or third quote scores within this of the first. With a policy,
-# extra quotes are answers themselves (search/decisions/answer.py). Before them, the statement right
-# after the best one, which often completes it ("Ils sont référencés sur …"), is quoted when it is in
-# the same section and the words allow.
-EXTRA_QUOTE_MARGIN = 0.5
+# Extra quotes come only with a sure answer, and each is sure itself (search/decisions/answer.py).
+# Before them, the statement right after the best one, which often completes it ("Ils sont
+# référencés sur …"), is quoted when it is in the same section and sure too. Words only (no policy
+# yet) no answer is sure: its best unit is quoted alone.
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,8 @@ class Selection:
     quotes: list[Quote]
     score: float | None  # probability that the best unit answers; None: not compared by meaning
     threshold: float = 1.0  # the answer decision's
+    lead: float | None = None  # the fitted probability of the quoted lead unit; None: not compared by meaning
+    sure: bool = False  # the decision is sure the lead states the answer
 
     @property
     def answerable(self) -> bool:
@@ -300,22 +302,23 @@ def select_quotes(
         reorder(shortlist)
     best = shortlist[0]
     chosen = [best]
-    words = len(best.unit.text.split())
-    following = _following(best, pool)
-    if following is not None and words + len(following.unit.text.split()) <= MAX_WORDS:
-        chosen.append(following)
-        words += len(following.unit.text.split())
-    for c in shortlist[1:]:
-        if len(chosen) >= MAX_QUOTES or (decision is None or not scored) and c.score < best.score - EXTRA_QUOTE_MARGIN:
-            break
-        if c in chosen or words + len(c.unit.text.split()) > MAX_WORDS:
-            continue
-        if scored and decision is not None and not is_answer(c.features(), decision):
-            continue
-        chosen.append(c)
-        words += len(c.unit.text.split())
-    if scored and decision is not None:
-        _quote_the_other_language(best, chosen, shortlist, language, decision)
+    judged = decision if scored else None
+    lead = judged.probability(best.features().values()) if judged is not None else None
+    lead_sure = judged is not None and lead is not None and is_sure(lead, judged)
+    if judged is not None and lead_sure:
+        words = len(best.unit.text.split())
+        following = _following(best, pool)
+        if following is not None and _sure(following, judged) and words + _words(following) <= MAX_WORDS:
+            chosen.append(following)
+            words += _words(following)
+        for c in shortlist[1:]:
+            if len(chosen) >= MAX_QUOTES:
+                break
+            if c in chosen or words + _words(c) > MAX_WORDS or not _sure(c, judged):
+                continue
+            chosen.append(c)
+            words += _words(c)
+        _quote_the_other_language(best, chosen, shortlist, language, judged)
     chosen.sort(key=lambda c: (c is not best, c.rank, c.unit.position))
     quotes = _quotes(chosen)
     # Whether the passages answer at all: the best probability among the units compared by meaning.
@@ -326,22 +329,31 @@ def select_quotes(
     _LAST_BEST.set(
         {"similarity": best.similarity, "words": best.words, "other_language": best.passage.language != language}
     )
-    return Selection(quotes, score, decision.threshold(ANSWER) if decision is not None else 1.0)
+    return Selection(quotes, score, decision.threshold(ANSWER) if decision is not None else 1.0, lead, lead_sure)
+
+
+def _words(c: Candidate) -> int:
+    return len(c.unit.text.split())
+
+
+def _sure(c: Candidate, decision: Decision) -> bool:
+    """Whether the decision is sure this unit states the answer; a unit not compared by meaning is not."""
+    return c.similarity is not None and is_sure(decision.probability(c.features().values()), decision)
 
 
 def _quote_the_other_language(
     best: Candidate, chosen: list[Candidate], shortlist: list[Candidate], language: str, decision: Decision
 ) -> None:
     """When every quote is in the question's language, the best unit of a page in another language
-    takes the last place if it is an answer too: a bilingual handbook often states a rule in one
-    language only, and the reader sees both (the quote says its language)."""
+    takes the last place if the decision is sure of it too: a bilingual handbook often states a rule
+    in one language only, and the reader sees both (the quote says its language)."""
     if any(c.passage.language != language for c in chosen):
         return
     others = [c for c in shortlist if c.passage.language != language and c.similarity is not None]
     if not others:
         return
     other = max(others, key=lambda c: c.score)
-    if not is_answer(other.features(), decision):
+    if not _sure(other, decision):
         return
     kept = chosen[: MAX_QUOTES - 1]  # the weakest of the extra quotes gives way, but only to a quote that fits
     if sum(len(c.unit.text.split()) for c in kept) + len(other.unit.text.split()) <= MAX_WORDS:

@@ -28,9 +28,11 @@ from analysis.statement_check import (
 )
 from core.llm import LLMError
 from core.llm_replies import AnswerReply, parse_reply
+from search.ask.extractive import select_quotes
 from search.ask.passages import Passage, embedder_for
 from search.ask.replies import Answer, citation, no_answer
 from search.ask.unit_embeddings import sentence_vectors, unit_vectors
+from search.decisions.answer import SURE, UNSURE
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +81,22 @@ def grounded(reply: dict[str, Any], passages: list[Passage], question: str, lang
     if dropped:
         answer.unsupported = dropped
         answer.notice = str(UNSUPPORTED_NOTICE)
+    return answer
+
+
+def with_confidence(answer: Answer, passages: list[Passage], question: str, language: str) -> Answer:
+    """The model's checked answer is sure only when the passages its kept sentences cite hold a unit
+    the answer decision is sure of: the quote choice is run over those passages alone, and its lead
+    decides (the check says a sentence rests on its cited passages, not on which of their units)."""
+    if answer.mode != "llm":
+        return answer
+    cited = {int(n) for n in MARKER.findall(answer.text)} or {c.number for c in answer.citations}
+    resting = [p for p in passages if p.number in cited]
+    embedder = embedder_for(resting)
+    vector = next((p.question_vector for p in resting if p.question_vector), None)
+    selection = select_quotes(question, language, resting, vector, embedder)
+    answer.confidence = SURE if selection.sure else UNSURE
+    answer.probability = selection.lead
     return answer
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from core import languages
 from search.ask.passages import Passage
+from search.decisions.answer import SURE
 from search.verified.selectors import VerifiedReply
 
 NO_ANSWER_TEXT = {language.code: language.no_answer for language in languages.LANGUAGES}
@@ -44,6 +45,8 @@ class Answer:
     unsupported: list[str] = field(default_factory=list)  # model sentences left out by the check
     # An editor's verified answer to this question, shown first (never cached: it is the asker's own).
     verified: VerifiedReply | None = None
+    confidence: str | None = None  # "sure" | "unsure" (search/decisions/answer.py); None for no_answer
+    probability: float | None = None  # the fitted probability that the lead unit states the answer
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -65,7 +68,10 @@ class Answer:
             "language": self.language,
             "notice": self.notice,
             "fallback": self.fallback,
-            "verified": self.verified.as_json() if self.verified is not None else None,
+            # An editor vouched for it: as sure as Ask can be.
+            "verified": self.verified.as_json() | {"confidence": SURE} if self.verified is not None else None,
+            "confidence": self.confidence if self.mode != "no_answer" else None,
+            "probability": round(self.probability, 3) if self.probability is not None else None,
         }
 
 

@@ -11,6 +11,12 @@ The ``answer`` threshold, by a stated rule over out-of-fold probabilities (folds
 question is judged by a model that saw it): the one that best separates the answerable questions
 from the unanswerable ones — the highest mean of "answerable questions answered" and "unanswerable
 questions declined" —, a question being answered when its best unit reaches it.
+
+The ``sure`` threshold, by a stated rule over the same out-of-fold probabilities: the lowest one, from
+the ``answer`` threshold up, at which the best unit states the answer for at least ``SURE_PRECISION``
+of the questions it answers (unanswerable ones count as wrong there); when no threshold reaches that,
+the one with the highest such precision among those answering at least ``SURE_MIN_COVERAGE`` of the
+answerable questions, and the report says the fallback was used.
 """
 
 from __future__ import annotations
@@ -27,11 +33,16 @@ from search.ask.passages import Passage
 from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
 from search.calibration.query_fit import REGULARISATION, CalibrationHandbook
 from search.calibration.standardised import Standardised
-from search.decisions.answer import ANSWER, FEATURES
+from search.decisions.answer import ANSWER, FEATURES, SURE
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
 
 PASSAGES_PER_QUESTION = 5  # the nearest passages a question's Ask is given here
+# A "sure" answer is shown as the answer, with no hedge: it must be right so nearly always that a
+# reader can act on it, while a wrong one now and then is why its source stays cited beside it.
+SURE_PRECISION = 0.9
+# The fallback's floor: a precision reached only on a handful of questions says nothing held out.
+SURE_MIN_COVERAGE = 0.05
 
 
 @dataclass
@@ -102,6 +113,37 @@ def best_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[
     return best[1], best[0]
 
 
+def sure_threshold(best: list[tuple[float, int, bool]], floor: float) -> tuple[float, dict[str, float | int | str]]:
+    """The ``sure`` threshold over (held-out probability of a question's best unit, whether that unit
+    states the answer, whether the question is answerable), and its figures; ``floor`` is the
+    ``answer`` threshold (a sure answer is an answer)."""
+    answerable = sum(1 for _p, _s, a in best if a) or 1
+    unanswerable = sum(1 for _p, _s, a in best if not a) or 1
+
+    def precision(t: float) -> float:
+        above = [s for p, s, _a in best if p >= t]
+        return sum(above) / max(1, len(above))
+
+    def figures(t: float) -> dict[str, float | int | str]:
+        above = [(s, a) for p, s, a in best if p >= t]
+        return {
+            "precision": round(precision(t), 4),
+            "answerable_answered_sure": round(sum(1 for _s, a in above if a) / answerable, 4),
+            "unanswerable_answered_sure": round(sum(1 for _s, a in above if not a) / unanswerable, 4),
+            "questions_answered_sure": len(above),
+        }
+
+    candidates = sorted({p for p, _s, _a in best if p >= floor})
+    for t in candidates:
+        if precision(t) >= SURE_PRECISION:
+            return t, figures(t) | {"rule": "precision_reached"}
+    if not candidates:  # no question answered held out: nothing can be shown as sure
+        return 1.0, figures(1.0) | {"rule": "fallback_none_answered"}
+    covering = [t for t in candidates if float(figures(t)["answerable_answered_sure"]) >= SURE_MIN_COVERAGE]
+    t = max(covering or candidates, key=lambda c: (precision(c), -c))
+    return t, figures(t) | {"rule": "fallback_highest_precision"}
+
+
 def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder) -> Decision:
     questions = [q for q in _questions(calibration, handbook, embedder) if q.units]
     rows = [(i, c, label) for i, q in enumerate(questions) for c, label in zip(q.units, q.labels, strict=True)]
@@ -124,6 +166,10 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
     unanswerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is None]
     threshold, balanced = best_threshold(answerable, unanswerable)
     stated = [i for i, q in enumerate(questions) if q.question.passage is not None and any(q.labels)]
+    sure, sure_figures = sure_threshold(
+        [(probability[i], best_unit[i][1], q.question.passage is not None) for i, q in enumerate(questions)],
+        threshold,
+    )
     report = {
         "examples": {"units": len(rows), "answer_units": int(y.sum()), "questions": len(questions)},
         "held_out": {
@@ -134,7 +180,13 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
             "mean": round(balanced, 4),
             "first_unit_states_the_answer": round(sum(best_unit[i][1] for i in stated) / max(1, len(stated)), 4),
         },
-        "rules": {ANSWER: "highest mean of answerable questions answered and unanswerable ones declined"},
+        "sure": sure_figures,
+        "rules": {
+            ANSWER: "highest mean of answerable questions answered and unanswerable ones declined",
+            SURE: f"lowest threshold from the answer threshold up at which the best unit states the answer for at "
+            f"least {SURE_PRECISION:.0%} of the questions answered (held out); else the highest such precision "
+            f"answering at least {SURE_MIN_COVERAGE:.0%} of the answerable questions",
+        },
     }
     weights, intercept = standardised.raw(model)
-    return Decision(FEATURES, weights, intercept, {ANSWER: float(threshold)}, report)
+    return Decision(FEATURES, weights, intercept, {ANSWER: float(threshold), SURE: float(sure)}, report)

@@ -18,7 +18,9 @@ outweigh the answer's own words.
 
 The fitted probability (``search/calibration/answer_fit.py``) that the unit states the answer ranks
 the units (by its logit); a unit is an answer from the ``answer`` threshold, and the passages answer
-the question when their best unit is one. The extra quotes are answers too.
+the question when their best unit is one. From the ``sure`` threshold an answer is shown as sure;
+between the two it is shown as a passage to check, and quoted alone. The extra quotes of a sure answer
+are sure too.
 
 Without a policy for the model, similarities mean nothing known: the words choose and decide.
 """
@@ -30,6 +32,8 @@ from dataclasses import dataclass
 from search.decisions.policy import Decision, decision_for
 
 ANSWER = "answer"
+SURE = "sure"
+UNSURE = "unsure"
 FEATURES = ("words", "kind", "similarity", "other_language", "other_language_similarity")
 
 
@@ -61,5 +65,14 @@ def unit_score(features: UnitFeatures, decision: Decision) -> float:
     return decision.logit(features.values())
 
 
-def is_answer(features: UnitFeatures, decision: Decision) -> bool:
-    return decision.probability(features.values()) >= decision.threshold(ANSWER)
+def is_sure(probability: float, decision: Decision) -> bool:
+    """Whether an answer whose best unit has ``probability`` is shown as sure."""
+    # A policy stored before "sure" was fitted knows no level of trust: never sure by default.
+    if SURE not in decision.thresholds:
+        return False
+    return probability >= decision.threshold(SURE)
+
+
+def confidence(probability: float, decision: Decision | None) -> str:
+    """``SURE`` or ``UNSURE`` for an answer (the caller decided it is one) whose best unit has ``probability``."""
+    return SURE if decision is not None and is_sure(probability, decision) else UNSURE

@@ -8,11 +8,12 @@ import pytest
 from analysis.answer_units import Unit
 from search.ask import extractive
 from search.ask.passages import Passage
-from search.decisions.answer import ANSWER, FEATURES, unit_score
+from search.decisions.answer import ANSWER, FEATURES, SURE, unit_score
 from search.decisions.policy import Decision
 
-# logit = words + 10 × similarity + 0.5 if the unit is in another language − 9; an answer from p ≥ 0.5.
-DECISION = Decision(FEATURES, (1.0, 0.0, 10.0, 0.5, 0.0), -9.0, {ANSWER: 0.5})
+# logit = words + 10 × similarity + 0.5 if the unit is in another language − 9; an answer from p ≥ 0.5,
+# sure from the same (extra quotes are sure ones).
+DECISION = Decision(FEATURES, (1.0, 0.0, 10.0, 0.5, 0.0), -9.0, {ANSWER: 0.5, SURE: 0.5})
 
 
 def _passage(number: int, language: str) -> Passage:

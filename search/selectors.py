@@ -1,4 +1,10 @@
-"""Search results as people see them: pages with a snippet, a passage link, facets."""
+"""Search results as people see them: pages with a snippet, a passage link, facets.
+
+``run_search`` is one search, top to bottom: parse, retrieve, the readable result set, the page
+shown. It is the search of the web, the API, MCP and the CLI (``search_pages`` is its page);
+what a search leaves behind (logs, a suggestion) is ``search/after_search.py``. Everything shown
+is taken from pages the searching user may read.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +23,9 @@ from core.text import fold_accents, prefix_stem, split_sentences
 from handbook.models import LANGUAGES
 from search.retrieval import resolve
 from search.retrieval.confidence import confident_count
-from search.retrieval.hits import Retrieval
+from search.retrieval.hits import Filters, PageHit
 from search.retrieval.pipeline import retrieve
-from search.retrieval.query import QueryError, parse_query
+from search.retrieval.query import ParsedQuery, QueryError, parse_query
 from search.retrieval.twins import collapse_twins, collapsed_count, twin_pairs
 from summaries.selectors import summaries_for_pages
 
@@ -84,6 +90,110 @@ class SearchPage:
         return self.page > 1
 
 
+@dataclass(frozen=True)
+class SearchOutcome:
+    """A search as asked (the words typed, the page number asked for) and the page it shows."""
+
+    query: str
+    asked_page: int
+    shown: SearchPage
+
+
+def run_search(
+    user: Any,
+    query: str,
+    filters: Filters | None = None,
+    page: int = 1,
+    *,
+    per_page: int = 10,
+    with_summaries: bool = True,
+    ui_language: str | None = None,
+) -> SearchOutcome:
+    """Hits, counts, snippets and facets of ``query`` for ``user``. Of two linked twins the one in
+    ``ui_language`` (default: the request's active language) is listed."""
+    filters = filters or Filters()
+    per_page = max(1, min(per_page, MAX_PER_PAGE))
+    page = max(1, page)
+    try:
+        parsed = parse_query(query)
+    except QueryError as exc:
+        return SearchOutcome(query, page, SearchPage(query, [], 0, page, per_page, error=str(exc)))
+    # One result set for everything shown: the count, the facets and the listed pages are all
+    # taken from it, so "14 pages found" never sits beside a facet of 13. A filter narrows that
+    # set (it does not run a second search that would rank and cut differently).
+    retrieval = retrieve(parsed, user)
+    found = resolve.readable_result_pages(user, [h.page_id for h in retrieval.pages])
+    hits = [h for h in retrieval.pages if h.page_id in found]  # a page deleted or hidden meanwhile is not counted
+    # Linked translations among these readable results are one document (search/retrieval/twins.py).
+    twins = twin_pairs(found)
+    facets = _facets([found[h.page_id] for h in hits], filters.space, filters.language, twins)
+    hits = [h for h in hits if _passes(found[h.page_id], filters)]
+    # After the filters: a reader who asks for French pages gets the French twin.
+    languages_of = {pid: p.language for pid, p in found.items()}
+    hits = collapse_twins(hits, twins, languages_of, ui_language or get_language() or "")
+    # A page number past the end shows the last page (its number says so), not "no page matches".
+    number = min(page, max(1, -(-len(hits) // per_page)))
+    window = hits[(number - 1) * per_page : number * per_page]
+    shown = SearchPage(
+        query=parsed.raw,
+        results=_results(window, found, parsed, with_summaries=with_summaries),
+        total=len(hits),
+        page=number,
+        per_page=per_page,
+        facets=facets,
+        query_language=retrieval.query_language,
+        timings=retrieval.timings,
+        # Counted over the readable, filtered results, as the total is.
+        confident=confident_count(hits, retrieval),
+    )
+    return SearchOutcome(query, page, shown)
+
+
+def _passes(page: resolve.ResultPage, filters: Filters) -> bool:
+    return (not filters.space or page.space_slug == filters.space) and (
+        not filters.language or page.language == filters.language
+    )
+
+
+def _results(
+    window: list[PageHit], found: dict[int, resolve.ResultPage], parsed: ParsedQuery, *, with_summaries: bool
+) -> list[SearchResult]:
+    """The listed pages with their best passage's snippet, up to three passages and a summary."""
+    chunks = resolve.chunks([c.chunk_id for h in window for c in h.chunks[:3]], "id", "anchor", "heading", "text")
+    summaries = summaries_for_pages([h.page_id for h in window]) if with_summaries else {}
+    # Mark content words only: "of", "do", "le" everywhere would hide the matches that matter.
+    words = [w for w in parsed.positive_words if w not in languages.ALL_STOPWORDS] or parsed.positive_words
+    results = []
+    for hit in window:
+        page = found[hit.page_id]
+        # The page is counted, so it is listed: re-chunked since the search, it has no snippet.
+        best = chunks.get(hit.best.chunk_id)
+        summary = summaries.get(page.pk)
+        results.append(
+            SearchResult(
+                page_id=page.pk,
+                ref=page.ref,
+                title=page.title,
+                url=page.get_absolute_url(),
+                anchor=best.anchor if best else "",
+                space_slug=page.space_slug,
+                space_title=page.space_title,
+                space_id=page.space_id,
+                language=page.language,
+                updated_at=page.updated_at,
+                score=hit.score,
+                snippet=highlight(best.text if best else "", words),
+                passages=[
+                    ResultPassage(c.pk, c.anchor, c.heading)
+                    for c in (chunks.get(h.chunk_id) for h in hit.chunks[:3])
+                    if c is not None
+                ],
+                summary=_first_sentence(summary.text) if summary else "",
+            )
+        )
+    return results
+
+
 def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeString:
     """An HTML-escaped window of ``text`` around the first query word, matches in <mark>.
 
@@ -133,17 +243,22 @@ def _facets(
     in_language = [p for p in pages if not language or p.language == language]
     in_space = [p for p in pages if not space or p.space_slug == space]
     spaces = Counter((p.space_slug, p.space_title) for p in in_language)
-    languages = Counter(p.language for p in in_space)
+    counts = Counter(p.language for p in in_space)
     if twins:
         for key in spaces:
             spaces[key] = collapsed_count((p.pk for p in in_language if p.space_slug == key[0]), twins)
-        for code in languages:
-            languages[code] = collapsed_count((p.pk for p in in_space if p.language == code), twins)
+        for code in counts:
+            counts[code] = collapsed_count((p.pk for p in in_space if p.language == code), twins)
     names = dict(LANGUAGES)
     return {
         "space": [(slug, title, n) for (slug, title), n in spaces.most_common()],
-        "language": [(code, str(names.get(code, code)), n) for code, n in languages.most_common()],
+        "language": [(code, str(names.get(code, code)), n) for code, n in counts.most_common()],
     }
+
+
+def _first_sentence(text: str) -> str:
+    sentences = split_sentences(text)
+    return sentences[0] if sentences else text[:200]
 
 
 def search_pages(
@@ -159,84 +274,8 @@ def search_pages(
 ) -> SearchPage:
     """Hits, counts, snippets and facets — all from pages ``user`` may read. Of two linked twins
     the one in ``ui_language`` (default: the request's active language) is listed."""
-    per_page = max(1, min(per_page, MAX_PER_PAGE))
-    page = max(1, page)
-    try:
-        parse_query(query)
-    except QueryError as exc:
-        return SearchPage(query=query, results=[], total=0, page=page, per_page=per_page, error=str(exc))
-    # One result set for everything shown: the count, the facets and the listed pages are all
-    # taken from it, so "14 pages found" never sits beside a facet of 13. A filter narrows that
-    # set (it does not run a second search that would rank and cut differently).
-    retrieval: Retrieval = retrieve(query, user)
-    found = resolve.readable_result_pages(user, [h.page_id for h in retrieval.pages])
-    hits = [h for h in retrieval.pages if h.page_id in found]  # a page deleted or hidden meanwhile is not counted
-    # Linked translations among these readable results are one document (search/retrieval/twins.py).
-    twins = twin_pairs(found)
-    facets = _facets([found[h.page_id] for h in hits], space, language, twins)
-    hits = [
-        h
-        for h in hits
-        if (not space or found[h.page_id].space_slug == space)
-        and (not language or found[h.page_id].language == language)
-    ]
-    # After the filters: a reader who asks for French pages gets the French twin.
-    languages_of = {pid: p.language for pid, p in found.items()}
-    hits = collapse_twins(hits, twins, languages_of, ui_language or get_language() or "")
-    # A page number past the end shows the last page (its number says so), not "no page matches".
-    page = min(page, max(1, -(-len(hits) // per_page)))
-    window = hits[(page - 1) * per_page : page * per_page]
-    shown = {h.page_id: found[h.page_id] for h in window}
-    chunk_ids = [c.chunk_id for h in window for c in h.chunks[:3]]
-    chunks = resolve.chunks(chunk_ids, "id", "anchor", "heading", "text")
-    summaries: dict[int, Any] = {}
-    if with_summaries:
-        summaries = summaries_for_pages(list(shown))
-    # Mark content words only: "of", "do", "le" everywhere would hide the matches that matter.
-    stop = languages.ALL_STOPWORDS
-    words = [w for w in retrieval.query.positive_words if w not in stop] or retrieval.query.positive_words
-    results = []
-    for hit in window:
-        page_obj = shown[hit.page_id]
-        # The page is counted, so it is listed: re-chunked since the search, it has no snippet.
-        best = chunks.get(hit.best.chunk_id)
-        summary = summaries.get(page_obj.pk)
-        results.append(
-            SearchResult(
-                page_id=page_obj.pk,
-                ref=page_obj.ref,
-                title=page_obj.title,
-                url=page_obj.get_absolute_url(),
-                anchor=best.anchor if best else "",
-                space_slug=page_obj.space_slug,
-                space_title=page_obj.space_title,
-                space_id=page_obj.space_id,
-                language=page_obj.language,
-                updated_at=page_obj.updated_at,
-                score=hit.score,
-                snippet=highlight(best.text if best else "", words),
-                passages=[
-                    ResultPassage(c.pk, c.anchor, c.heading)
-                    for c in (chunks.get(h.chunk_id) for h in hit.chunks[:3])
-                    if c is not None
-                ],
-                summary=_first_sentence(summary.text) if summary else "",
-            )
-        )
-    return SearchPage(
-        query=retrieval.query.raw,
-        results=results,
-        total=len(hits),
-        page=page,
-        per_page=per_page,
-        facets=facets,
-        query_language=retrieval.query_language,
-        timings=retrieval.timings,
-        # Counted over the readable, filtered results, as the total is.
-        confident=confident_count(hits, retrieval),
+    filters = Filters(space=space, language=language)
+    outcome = run_search(
+        user, query, filters, page, per_page=per_page, with_summaries=with_summaries, ui_language=ui_language
     )
-
-
-def _first_sentence(text: str) -> str:
-    sentences = split_sentences(text)
-    return sentences[0] if sentences else text[:200]
+    return outcome.shown

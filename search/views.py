@@ -26,12 +26,11 @@ from core.http import HtmxHttpRequest
 from core.ratelimit import allow
 from handbook.models import LANGUAGES
 from search import as_you_type
-from search.insights.logs import search_click_record, search_log_record, search_miss_record
+from search.after_search import after_search
+from search.insights.logs import search_click_record
+from search.retrieval.hits import Filters
 from search.retrieval.prefix import prefix_matches
-from search.retrieval.query_translation import request_translations
-from search.retrieval.suggest import did_you_mean
-from search.selectors import search_pages
-from search.statistics.scopes import reader_of
+from search.selectors import run_search
 
 MAX_PAGE_NUMBER = 1000
 
@@ -77,18 +76,14 @@ def search_view(request: HtmxHttpRequest) -> HttpResponse:
             context["error"] = _("You are searching very quickly; please wait a moment and try again.")
             status = 429
         else:
-            result = search_pages(
-                user=request.user, query=query, space=space or None, language=language or None, page=page_number
-            )
-            context.update(_result_context(result, query, space, language, typing=typing))
-            context.update(_suggestion_context(request, result, query, space, language))
-            if not result.total and not result.error and not typing:
-                # No user is stored, only a key that tells distinct searchers apart (people's words).
-                search_miss_record(query=query, language=result.query_language, user=request.user)
-            if not typing and not result.error:
-                # The model's translation of a submitted query, for its next search (never awaited).
-                request_translations(query=query, user_id=request.user.pk)
-                context["search_log_id"] = _log_search(request, result, query, page_number)
+            outcome = run_search(request.user, query, Filters(space or None, language or None), page_number)
+            replayed = bool(request.htmx and request.htmx.history_restore_request)
+            after = after_search(outcome, request.user, typing=typing, replayed=replayed)
+            context.update(_result_context(outcome.shown, query, space, language, typing=typing))
+            context["search_log_id"] = after.log_key
+            if after.suggestion:
+                context["suggestion"] = after.suggestion
+                context["suggestion_url"] = _search_url(q=after.suggestion, space=space, lang=language)
 
     is_fragment = bool(request.htmx) and not request.htmx.history_restore_request
     # While typing (htmx), delay the Ask request a little: if the next
@@ -134,17 +129,6 @@ def search_typing_view(request: HtmxHttpRequest) -> HttpResponse:
     return HttpResponse(render_to_string("search/_typing.html", context))
 
 
-def _log_search(request: HtmxHttpRequest, result: Any, query: str, page_number: int) -> str | None:
-    """Record a submitted search's first page of results (no user); its id lets the results
-    report which one was opened (``search_opened_view``). Further pages and history restores are
-    the same search, not recorded again."""
-    if page_number != 1 or (request.htmx and request.htmx.history_restore_request):
-        return None
-    shown = [(r.page_id, r.space_id) for r in result.results]
-    log = search_log_record(query=query, language=result.query_language, results=shown)
-    return str(log.key) if log else None
-
-
 @login_required
 @require_POST
 def search_opened_view(request: HttpRequest) -> HttpResponse:
@@ -160,20 +144,6 @@ def search_opened_view(request: HttpRequest) -> HttpResponse:
     if page.isdigit() and len(page) < 10:
         search_click_record(key=key, page_id=int(page))
     return HttpResponse(status=204)
-
-
-# "Did you mean" is offered when a search finds fewer pages than this.
-SUGGEST_BELOW = 3
-
-
-def _suggestion_context(request: HttpRequest, result: Any, query: str, space: str, language: str) -> dict[str, Any]:
-    """A corrected query when little matches, built from words of pages this user may read."""
-    if result.error or result.total >= SUGGEST_BELOW:
-        return {}
-    suggestion = did_you_mean(query, reader_of(request.user))
-    if not suggestion:
-        return {}
-    return {"suggestion": suggestion, "suggestion_url": _search_url(q=suggestion, space=space, lang=language)}
 
 
 def _is_typing(request: HtmxHttpRequest) -> bool:

@@ -27,11 +27,13 @@ from search.verified.wording import unit_hash
 
 logger = logging.getLogger(__name__)
 
-# Each question is answered twice (now, then with the draft): past this many, the preview would take
-# longer than an editor waits before publishing; the rest are counted, not answered.
-MAX_PREVIEWED = 20
-# The time an editor waits for the panel; questions not reached by then are counted as not previewed.
-BUDGET_S = 10.0
+# Each question is answered twice (now, then with the draft), a full Ask each time: past this many the
+# panel takes longer than an editor waits before publishing (bench/impact_preview.py); the rest are
+# counted, not answered.
+MAX_PREVIEWED = 10
+# The longest an editor waits for the panel, however slow the machine; questions not reached by then
+# are counted as not previewed.
+BUDGET_S = 6.0
 # Share of the budget the "now" answers may take: the rest indexes the draft and answers again.
 NOW_SHARE = 0.4
 

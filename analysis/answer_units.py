@@ -24,11 +24,13 @@ Answers (``search/ask/extractive.py``) and extractive summaries
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.lru import Lru
+from cachetools import LRUCache
+
 from core.text import split_sentences
 from handbook.html_tables import has_table, split_tables
 from handbook.inline_html import is_markup, without_markup, without_typed_breaks
@@ -354,23 +356,26 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
 
 
 # Units of a revision never change: parsed once per process, the most recent pages kept.
-_cache: Lru[int, list[Unit]] = Lru(_PAGE_CACHE_SIZE)
+_cache: LRUCache[int, list[Unit]] = LRUCache(_PAGE_CACHE_SIZE)
+_lock = threading.Lock()  # threads share it, and cachetools' LRU is not thread-safe
 
 
 def revision_units(revision_ids: Iterable[int]) -> dict[int, list[Unit]]:
     """{revision id: every unit of that revision's page}."""
     wanted = set(revision_ids)
     found: dict[int, list[Unit]] = {}
-    for rid in wanted:
-        units = _cache.get(rid)
-        if units is not None:
-            found[rid] = units
+    with _lock:
+        for rid in wanted:
+            units = _cache.get(rid)
+            if units is not None:
+                found[rid] = units
     missing = wanted - found.keys()
     if missing:
         for rid, body in Revision.objects.filter(id__in=missing).values_list("id", "body"):
             found[rid] = page_units(body or "")
-        for rid in missing & found.keys():
-            _cache.put(rid, found[rid])
+        with _lock:
+            for rid in missing & found.keys():
+                _cache[rid] = found[rid]
     return found
 
 

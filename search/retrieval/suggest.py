@@ -22,12 +22,13 @@ lexicon build and set of readable scopes (``Reader.key``).
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 
+from cachetools import LRUCache
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from core.lru import Lru
 from core.text import STOPWORDS, detect_language, fold_accents
 from search.models import LexiconWord
 from search.statistics import word_translation as lexicon
@@ -49,7 +50,8 @@ class Vocabulary:
     languages: dict[str, frozenset[str]]  # word -> the languages whose pages hold it
 
 
-_vocabularies: Lru[tuple[str, int, str], Vocabulary] = Lru(MAX_VOCABULARIES)
+_vocabularies: LRUCache[tuple[str, int, str], Vocabulary] = LRUCache(MAX_VOCABULARIES)
+_lock = threading.Lock()  # web threads share it, and cachetools' LRU is not thread-safe
 
 
 def reader_vocabulary(reader: Reader) -> Vocabulary | None:
@@ -61,7 +63,8 @@ def reader_vocabulary(reader: Reader) -> Vocabulary | None:
     if not version:
         return None
     key = (str(version.get("model", "")), int(version.get("stamp", 0)), reader.key)
-    known = _vocabularies.get(key)
+    with _lock:
+        known = _vocabularies.get(key)
     if known is not None:
         return known
     counts: dict[str, int] = {}
@@ -82,12 +85,14 @@ def reader_vocabulary(reader: Reader) -> Vocabulary | None:
     vocabulary = Vocabulary(
         words=sorted(counts), chunks=counts, languages={w: frozenset(ls) for w, ls in languages.items()}
     )
-    _vocabularies.put(key, vocabulary)
+    with _lock:
+        _vocabularies[key] = vocabulary
     return vocabulary
 
 
 def forget() -> None:
-    _vocabularies.clear()
+    with _lock:
+        _vocabularies.clear()
 
 
 def _normal(word: str) -> str:

@@ -16,14 +16,15 @@ Two forms of the same set:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator
 from functools import cached_property
 from typing import Any
 
 import numpy as np
+from cachetools import LRUCache
 
 from core.db_router import read_connection
-from core.lru import Lru
 from handbook.permissions import readable_ids_sql_for_groups
 from search.statistics.scopes import EVERYTHING, NOBODY, Reader, reader_of, spaces_of_groups_sql
 
@@ -130,7 +131,9 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     stamps_sql, stamps_params = _stamps_sql(reader)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {stamps_sql}", stamps_params)  # noqa: S608 - our own SQL
-        known = _sets.get((database, reader.key, cursor.fetchone()[0] or ""))
+        key = (database, reader.key, cursor.fetchone()[0] or "")
+    with _sets_lock:
+        known = _sets.get(key)
     if known is not None:
         return known
     with connection.cursor() as cursor:
@@ -148,7 +151,8 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     ids = ids or []
     visible = VisiblePages(ids, estimate=_estimate(len(ids), all_pages, chunk_rows), sorted_unique=True, reader=reader)
     if reader.everything or frozenset(space_ids or ()) == reader.space_ids:
-        _sets.put((database, reader.key, stamps or ""), visible)
+        with _sets_lock:
+            _sets[(database, reader.key, stamps or "")] = visible
     return visible
 
 
@@ -163,7 +167,8 @@ def _stamps_sql(reader: Reader) -> tuple[str, list[Any]]:
 
 
 CACHED_SETS = 32  # readers' page sets kept per process (a reader is a set of groups, not a person)
-_sets: Lru[tuple[Any, ...], VisiblePages] = Lru(CACHED_SETS)
+_sets: LRUCache[tuple[Any, ...], VisiblePages] = LRUCache(CACHED_SETS)
+_sets_lock = threading.Lock()  # web threads share it, and cachetools' LRU is not thread-safe
 
 
 def as_visible(visible: VisiblePages | Iterable[int]) -> VisiblePages:

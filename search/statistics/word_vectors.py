@@ -11,10 +11,10 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+from cachetools import LRUCache
 from pgvector import Vector
 
 from core.db_router import read_connection
-from core.lru import MISSING, Lru
 from search.statistics.scopes import Reader
 from search.statistics.stamps import parse_scope_key
 from search.statistics.word_shape import vocabulary_triples
@@ -45,8 +45,8 @@ class ReaderView:
 
 _tables: dict[tuple[str, str], tuple[int, Table | None]] = {}
 MAX_READER_VIEWS = 64  # ~100 kB each: one per set of readable scopes in use
-_views: Lru[tuple[str, str, int, str], ReaderView | None] = Lru(MAX_READER_VIEWS)
-_lock = threading.Lock()
+_views: LRUCache[tuple[str, str, int, str], ReaderView | None] = LRUCache(MAX_READER_VIEWS)
+_lock = threading.Lock()  # for both maps: web threads share them, and cachetools' LRU is not thread-safe
 
 
 def load_table(model: str, language: str, stamp: int) -> Table | None:
@@ -94,9 +94,9 @@ def reader_view(
     table: Table, reader: Reader, cache_key: tuple[str, str, int, str], min_chunks: int
 ) -> ReaderView | None:
     """``table`` as ``reader`` may use it (computed once per process and set of readable scopes)."""
-    known = _views.get(cache_key, MISSING)
-    if known is not MISSING:
-        return known
+    with _lock:
+        if cache_key in _views:  # None is a view too: no word usable for this reader
+            return _views[cache_key]
     readable = np.array([reader.reads(space, groups) for space, groups in table.scopes], dtype=bool)
     weights = np.where(readable[table.entry_scope], table.entry_chunks, 0)
     chunks = np.bincount(table.entry_word, weights=weights, minlength=len(table.words))
@@ -108,7 +108,8 @@ def reader_view(
         norms = np.sqrt(np.maximum(table.sqnorm - 2 * (table.vectors @ mean) + float(mean @ mean), 0.0))
         triples = vocabulary_triples(w for w, ok in zip(table.words, usable, strict=True) if ok)
         view = ReaderView(usable, mean, np.where(norms == 0, 1.0, norms), triples)
-    _views.put(cache_key, view)
+    with _lock:
+        _views[cache_key] = view
     return view
 
 
@@ -121,4 +122,4 @@ def forget() -> None:
     """Drop every loaded table and reader view (the next use loads them again)."""
     with _lock:
         _tables.clear()
-    _views.clear()
+        _views.clear()

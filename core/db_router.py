@@ -15,8 +15,7 @@ replica (``DATABASE_REPLICA_URLS``) while a request of one of ``REPLICA_VIEWS`` 
   removing someone from a group take effect at once.
 
 Raw SQL of the read path (retrieval, visibility, statistics) asks ``read_connection()``
-instead of ``django.db.connection``; ``search/retrieval/parallel.py`` carries the choice into its
-pool threads (each opens its own connection to the same replica).
+instead of ``django.db.connection``.
 """
 
 from __future__ import annotations

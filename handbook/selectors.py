@@ -30,18 +30,18 @@ def pages_recently_updated(*, user: Any, limit: int = RECENT_PAGES) -> list[Page
     return list(Page.objects.visible_to(user).select_related("space", "last_editor").order_by("-updated_at")[:limit])
 
 
-def page_tree(*, space: Space, user: Any) -> list[TreeNode]:
+def page_tree(*, space: Space, user: Any, with_templates: bool = False) -> list[TreeNode]:
     """Visible pages of ``space`` nested by ``Page.parent``.
 
     A page whose parent the user may not read (restricted, draft, deleted or in
     another space) is shown at the top level: the tree never reveals a page
-    the user cannot open, not even as an empty branch.
+    the user cannot open, not even as an empty branch. Templates are starting
+    texts for editors, not pages to read: only ``with_templates`` lists them.
     """
-    pages = list(
-        Page.objects.visible_to(user)
-        .filter(space=space)
-        .only("id", "title", "slug", "language", "parent_id", "space", "is_template")
-    )
+    rows = Page.objects.visible_to(user).filter(space=space)
+    if not with_templates:
+        rows = rows.filter(is_template=False)
+    pages = list(rows.only("id", "title", "slug", "language", "parent_id", "space", "is_template"))
     nodes = {p.pk: TreeNode(p) for p in pages}
     roots: list[TreeNode] = []
     for page in pages:

@@ -28,7 +28,9 @@ def index_overview() -> dict[str, object]:
         "pending": states.filter(status=IndexState.Status.PENDING).count(),
         "failed": states.filter(status=IndexState.Status.FAILED).count(),
         "stale": states.filter(~current).count(),
-        "missing": published.filter(index_state__isnull=True).count(),
+        # Templates are never indexed (search/indexing/pipeline.py): counted apart, not as missing.
+        "missing": published.filter(index_state__isnull=True, is_template=False).count(),
+        "templates": published.filter(is_template=True).count(),
         "chunks": Chunk.objects.count(),
         "embedded_chunks": Chunk.objects.filter(embedding__isnull=False, embedding_model=model).count(),
         "other_model_chunks": Chunk.objects.exclude(embedding_model=model).exclude(embedding_model="").count(),

@@ -62,7 +62,7 @@ def _tree_pages(nodes: list[TreeNode]) -> list[Page]:
 def space_detail(request: HttpRequest, space_slug: str) -> HttpResponse:
     space = readable_space(request.user, space_slug)
     can_edit_here = can_edit_space(request.user, space)
-    tree = page_tree(space=space, user=request.user)
+    tree = page_tree(space=space, user=request.user, with_templates=can_edit_here)
     drafts = list(drafts_in_space(space=space, user=request.user)) if can_edit_here else []
     # Both lists hold only pages this user may read (the tree) or edit (drafts: restriction included).
     _mark_restricted(_tree_pages(tree) + drafts, with_names=can_edit_here)

@@ -38,9 +38,12 @@ def test_a_template_is_never_indexed_found_or_summarised(handbook, template):
     assert summary_for_page(page=template, user=handbook.reader).summary is None
 
 
-def test_a_template_is_still_read_as_a_page_and_marked_in_the_tree(client, handbook, template):
+def test_a_template_is_still_read_as_a_page_but_only_editors_see_it_in_the_tree(client, handbook, template):
     client.force_login(handbook.reader)
     assert "Decisions" in client.get(template.get_absolute_url()).content.decode()
+    tree = client.get("/spaces/hr/").content.decode()
+    assert "Meeting notes template" not in tree and "badge--template" not in tree
+    client.force_login(handbook.editor)
     tree = client.get("/spaces/hr/").content.decode()
     assert "Meeting notes template" in tree and "badge--template" in tree
 

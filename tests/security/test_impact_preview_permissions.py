@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 
 from accounts.services import token_create
+from handbook.approvals.services import approval_request_open, space_set_approval
 from handbook.models import Page
 from handbook.services import page_save
 from search.impact.preview import CHANGES, impact_preview
@@ -108,7 +109,7 @@ def test_an_editor_asking_for_a_revision_that_does_not_exist_gets_404(world, cli
 def test_the_api_previews_for_editors_and_answers_404_to_anyone_else(world, client):
     page = world["remote"]
 
-    def get(user: User, query: str):  # type: ignore[no-untyped-def]
+    def get(user: User, query: str):
         secret = token_create(user=user, name="impact", scope="read", days=1).secret
         return client.get(f"/api/v1/impact?{query}", HTTP_AUTHORIZATION=f"Bearer {secret}")
 
@@ -123,3 +124,19 @@ def test_the_api_previews_for_editors_and_answers_404_to_anyone_else(world, clie
     assert missing.status_code == refused.status_code == 404
     assert missing.content == refused.content
     assert page.revisions.count() == 2
+
+
+@pytest.mark.django_db
+def test_the_edit_and_review_pages_offer_the_preview_of_their_revision(world, client):
+    page, editor = world["remote"], world["editor"]
+    link = _url(page, "revision=2")
+    client.force_login(editor)
+    edit = client.get(f"/spaces/people/{page.slug}/edit/").content.decode()
+    assert "Preview the answers this changes" in edit and f'hx-get="{link}"' in edit
+    space_set_approval(space=page.space, requires_review=True, reviewer_group=Group.objects.get(name="editors"))
+    assert approval_request_open(page=page, requested_by=editor) is not None
+    review = client.get(f"/spaces/people/{page.slug}/approval/").content.decode()
+    assert f'href="{link}"' in review
+    # A page with nothing unpublished offers nothing to preview.
+    page_save(page=page, title=page.title, body=DRAFT, author=editor, publish=True)
+    assert "Preview the answers this changes" not in client.get(f"/spaces/people/{page.slug}/edit/").content.decode()

@@ -195,6 +195,7 @@ CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "search.tasks.worker_heartbeat", "schedule": 30.0},
     "purge-old-logs": {"task": "search.tasks.purge_old_logs", "schedule": 24 * 3600.0},
     "review-digests": {"task": "handbook.tasks.send_review_digests", "schedule": 24 * 3600.0},
+    "unused-attachments": {"task": "handbook.tasks.remove_unused_attachments", "schedule": 6 * 3600.0},
 }
 # Questions asked and searches that found nothing are kept this long (search/insights/logs.py).
 ASK_LOG_RETENTION_DAYS = env_int("ASK_LOG_RETENTION_DAYS", 90, minimum=1)
@@ -264,6 +265,7 @@ LLM_SUMMARY_RATE_LIMIT = env_str("LLM_SUMMARY_RATE_LIMIT", "60/m")
 # They are never served from a public URL: every download goes through a view
 # that checks the page's permissions (handbook/attachments/views.py).
 ATTACHMENTS_MAX_BYTES = env_int("ATTACHMENTS_MAX_MB", 20, minimum=1, maximum=5000) * 1024 * 1024
+ATTACHMENTS_UNUSED_DAYS = env_int("ATTACHMENTS_UNUSED_DAYS", 7, minimum=1)  # then unused ones go (cleanup.py)
 # A Markdown handbook uploaded as a zip in the admin: at most this many files and this much once unpacked.
 MARKDOWN_ZIP_MAX_FILES = env_int("MARKDOWN_ZIP_MAX_FILES", 5000, minimum=1)
 MARKDOWN_ZIP_MAX_BYTES = env_int("MARKDOWN_ZIP_MAX_MB", 200, minimum=1, maximum=10000) * 1024 * 1024

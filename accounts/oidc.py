@@ -158,7 +158,8 @@ class HandbookOIDCBackend(OIDCAuthenticationBackend):
             session.flush()
 
     def get_user(self, user_id: Any) -> Any:
-        # The library's (any account the id names; deactivated ones read nothing, core/users.py).
+        # The library's (any account the id names; deactivated ones read nothing, core/users.py),
+        # read in one prepared statement.
         return user_by_id(user_id)
 
     def get_userinfo(self, access_token: str, id_token: str, payload: dict[str, Any]) -> dict[str, Any]:

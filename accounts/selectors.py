@@ -2,24 +2,45 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db import connections, router
 from django.db.models import QuerySet
 
 from accounts.models import PersonalToken, SSOIdentity
+from core.prepared import ModelRows, prepared_cursor
 
 
 def user_by_id(user_id: Any) -> Any:
-    """The user ``user_id`` names (the id kept in a session), or None."""
+    """The user ``user_id`` names (the id kept in a session), or None.
+
+    Read on every request: one prepared statement (core/prepared.py) and the model built from its
+    row, instead of the ORM building the same query again each time.
+    """
     model = get_user_model()
     try:
-        return model._default_manager.get(pk=model._meta.pk.to_python(user_id))
-    except (ValidationError, model.DoesNotExist):  # a value no id can be, or an account gone: nobody
+        pk = model._meta.pk.to_python(user_id)
+    except ValidationError:  # a value no id can be: nobody
         return None
+    rows = _user_rows()
+    connection = connections[router.db_for_read(model)]
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(
+            f'SELECT {rows.columns} FROM {model._meta.db_table} u WHERE u."{model._meta.pk.column}" = %s',
+            [pk],  # noqa: S608 - the model's own names
+        )
+        found = rows.build(connection, cursor.fetchall())
+    return found[0] if found else None
+
+
+@functools.cache
+def _user_rows() -> ModelRows:
+    return ModelRows(get_user_model(), "u")
 
 
 def tokens_of(*, user: Any) -> QuerySet[PersonalToken]:

@@ -1,4 +1,5 @@
-"""Sessions (Django's database engine) and accounts/backends.py: who is signed in, who is nobody."""
+"""core/sessions.py and accounts/backends.py: the session and its user read in prepared statements,
+with Django's answers (who is signed in, who is nobody)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from importlib import import_module
 import pytest
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import User
-from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -17,6 +17,7 @@ from django.utils import timezone
 from accounts.backends import LocalBackend
 from accounts.oidc import HandbookOIDCBackend, PermissionsOnlyBackend
 from accounts.selectors import user_by_id
+from core.sessions import SessionStore
 
 pytestmark = pytest.mark.django_db
 
@@ -26,10 +27,17 @@ def reader() -> User:
     return User.objects.create_user("reader", password="pw-reader", first_name="Ré", email="r@example.org")
 
 
-def test_a_signed_in_person_is_read_from_the_session(client, reader):  # type: ignore[no-untyped-def]
+def _prepared(table: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", [f"%FROM {table}%"])
+        return bool(cursor.fetchone()[0])
+
+
+def test_a_signed_in_person_is_read_through_prepared_statements(client, reader):  # type: ignore[no-untyped-def]
     assert client.login(username="reader", password="pw-reader")
     response = client.get("/accounts/profile/")
     assert response.status_code == 200 and response.wsgi_request.user == reader
+    assert _prepared(Session._meta.db_table) and _prepared(User._meta.db_table)
 
 
 def test_the_user_is_built_with_every_field_as_the_orm_reads_it(reader):  # type: ignore[no-untyped-def]
@@ -70,8 +78,7 @@ def test_an_expired_session_signs_nobody_in(client, reader):  # type: ignore[no-
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
 
 
-# No NUL byte: gunicorn refuses a header holding control characters before Django reads it.
-@pytest.mark.parametrize("key", ["short", "A" * 32, "a" * 41, "a" * 5000, "../../etc/passwd"])
+@pytest.mark.parametrize("key", ["\x00" * 32, "short", "A" * 32, "a" * 41, "a" * 5000, "../../etc/passwd"])
 def test_a_cookie_that_is_no_session_key_signs_nobody_in_without_an_error(client, reader, key):  # type: ignore[no-untyped-def]
     _cookie_session(reader)
     client.cookies["sessionid"] = key

@@ -18,6 +18,7 @@ from django.urls import get_script_prefix, reverse
 
 from core.db_router import read_connection
 from core.languages import ALL_STOPWORDS
+from core.prepared import prepared_cursor
 from core.text import words
 from search.indexing.chunking import HEADING_SEPARATOR
 from search.retrieval.keyword import pages_way_in
@@ -83,7 +84,8 @@ def prefix_matches(*, user: Any, text: str, space: str = "", language: str = "")
     visible = visible_pages(user)
     if not visible:
         return PrefixMatches(terms=terms)
-    with read_connection().cursor() as cursor:
+    # Prepared: the same few statement texts run on every keystroke, with new words (core/prepared.py).
+    with prepared_cursor(read_connection()) as cursor:
         pages = _titles(cursor, terms, visible, space, language)
         headings = _headings(cursor, terms, visible, space, language)
     return PrefixMatches(terms=terms, pages=pages, headings=headings)

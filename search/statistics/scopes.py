@@ -24,6 +24,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from core import languages
+from core.prepared import prepared_cursor
 from core.users import is_active_user
 from handbook.models import Page, Space
 
@@ -82,7 +83,8 @@ def reader_of(user: Any) -> Reader:
         return NOBODY
     if user.is_superuser:
         return EVERYTHING
-    with connection.cursor() as cursor:
+    # Prepared (core/prepared.py): every search and keystroke runs it, and planning was most of its cost.
+    with prepared_cursor(connection) as cursor:
         cursor.execute(_reader_sql(), [user.pk])
         group_ids, space_ids = cursor.fetchone()
     return Reader(frozenset(group_ids or ()), frozenset(space_ids or ()))

@@ -3,7 +3,7 @@
 A browser sends what the search box in templates/base.html sends (``bench.capacity_server.search_box``):
 - ``typing``: the box's own light request (``/search/typing/``, HX-Trigger the box, a keystroke
   number as static/js/search-box.js adds it); a 200 with the list, or a 204 when the server
-  dropped it (a newer keystroke seen, or its typing slots busy);
+  dropped it (a newer keystroke seen, or the browser gone);
 - ``pause``: the full list a longer pause sends (HX-Trigger the pause element);
 - ``submit``: Enter, the form's request.
 """

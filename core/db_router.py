@@ -61,7 +61,7 @@ def read_connection() -> BaseDatabaseWrapper:
 
 @contextlib.contextmanager
 def reading_from(alias: str) -> Iterator[None]:
-    """Send the reads of this block (this thread, and pool threads it hands work to) to ``alias``."""
+    """Send the reads of this block (this thread's) to ``alias``."""
     token = _read_alias.set(alias)
     try:
         yield

@@ -24,8 +24,8 @@ def crosslang_leg(
     exact: bool | None = None,
     centred: CentredQuery | None = None,
 ) -> list[Any]:
-    """Language-centred nearest chunks across every language partition, best first, one partition
-    after the other (retrieve() runs them side by side)."""
+    """Language-centred nearest chunks across every language partition, best first, in one call
+    (retrieve() runs each partition as its own list)."""
     centred = centred or centred_query(vector, model, query_language, filters, as_visible(visible).reader)
     if centred is None:
         return []

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from analysis.answer_units import page_units
 from handbook.models import Page, Revision
@@ -34,7 +37,8 @@ MAX_PREVIEWED = 10
 # The longest an editor waits for the panel, however slow the machine; questions not reached by then
 # are counted as not previewed.
 BUDGET_S = 6.0
-# Share of the budget the "now" answers may take: the rest indexes the draft and answers again.
+# Share of the budget the "now" answers may take when they cannot run beside the rest (inside a
+# transaction): the rest indexes the draft and answers again.
 NOW_SHARE = 0.4
 
 CHANGES = "changes"
@@ -163,27 +167,68 @@ def impact_preview(
     started = time.monotonic()
     preview = ImpactPreview(page=page, revision=revision)
     questions = _questions(user, page, title, body)
-    preview.not_previewed = max(0, len(questions) - limit)
-    now: list[tuple[AskedQuestion, Outcome]] = []
-    for n, asked in enumerate(questions[:limit]):
-        if time.monotonic() - started > budget_s * NOW_SHARE:
-            preview.not_previewed += len(questions[:limit]) - n
-            break
-        outcome = answer_for_preview(user, asked.question)
-        if outcome is not None:
-            now.append((asked, outcome))
+    chosen = questions[:limit]
+    texts = [q.question for q in chosen]
+    preview.not_previewed = len(questions) - len(chosen)
     try:
-        after = _answers_with(user, page, revision, title, body, [q.question for q, _ in now], started + budget_s)
+        now, after = _both(user, page, revision, title, body, texts, started, budget_s)
     except Exception:  # an embedding outage, a page that changed under us: say so, publish nothing
         logger.exception("impact preview of page %s failed", page.pk)
         preview.failed = True
         return preview
-    preview.not_previewed += len(now) - len(after)
-    for (asked, before), outcome in zip(now, after, strict=False):
-        mark = _mark(before, outcome)
-        preview.rows.append(ImpactRow(asked.question, mark, asked.askers, asked.times, before, outcome))
+    reached = min(len(now), len(after))
+    preview.not_previewed += len(chosen) - reached
+    for asked, before, outcome in zip(chosen[:reached], now, after, strict=False):
+        if before is not None:
+            preview.rows.append(
+                ImpactRow(asked.question, _mark(before, outcome), asked.askers, asked.times, before, outcome)
+            )
     preview.rows.extend(_verified_rows(user, page, body))
     return preview
+
+
+def _both(
+    user: Any,
+    page: Page,
+    revision: Revision | None,
+    title: str,
+    body: str,
+    texts: list[str],
+    started: float,
+    budget_s: float,
+) -> tuple[list[Outcome | None], list[Outcome]]:
+    """The answers now and with the text published. The "now" answers run on their own connection
+    while this one indexes the draft and answers again (it sees only what is committed: the handbook
+    as it is); inside a caller's transaction another connection would not see its rows, so there
+    they run first, here."""
+    deadline = started + budget_s
+    if connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        now = _answers_now(user, texts, started + budget_s * NOW_SHARE)
+        return now, _answers_with(user, page, revision, title, body, texts[: len(now)], deadline)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impact-now") as pool:
+        beside = pool.submit(_on_own_connection, _answers_now, user, texts, deadline)
+        try:
+            after = _answers_with(user, page, revision, title, body, texts, deadline)
+        finally:
+            now = beside.result()
+    return now, after
+
+
+def _on_own_connection(call: Any, *args: Any) -> Any:
+    try:
+        return call(*args)
+    finally:
+        connections.close_all()  # this thread's own: it ends with the preview
+
+
+def _answers_now(user: Any, texts: list[str], deadline: float) -> list[Outcome | None]:
+    """Ask's answers to ``texts`` now, in order, until ``deadline`` (None: not a question Ask takes)."""
+    answers: list[Outcome | None] = []
+    for text in texts:
+        if time.monotonic() > deadline:
+            break
+        answers.append(answer_for_preview(user, text))
+    return answers
 
 
 def _answers_with(

@@ -12,6 +12,7 @@ from analysis.answer_units import page_units
 from handbook.services import page_publish, page_save
 from search.ask.answers import answer_question
 from search.embedding.embedders import get_embedder
+from search.impact import preview as preview_module
 from search.impact import sandbox
 from search.impact.preview import (
     CHANGES,
@@ -118,11 +119,23 @@ def test_an_unanswered_question_the_new_text_answers_is_now_answered(remote):
     assert not row.before.answered and "gym allowance" in row.after.lead
 
 
-@pytest.mark.django_db
-def test_the_preview_tells_the_truth_and_writes_nothing(remote, django_capture_on_commit_callbacks):
+@pytest.mark.parametrize(
+    "committed",
+    [
+        pytest.param(False, marks=pytest.mark.django_db),
+        # Outside a transaction the "now" answers run beside the draft's, on their own connection.
+        pytest.param(True, marks=pytest.mark.django_db(transaction=True)),
+    ],
+)
+def test_the_preview_tells_the_truth_and_writes_nothing(
+    remote, django_capture_on_commit_callbacks, committed, monkeypatch
+):
     """GIVEN a draft previewed WHEN it is then published THEN each previewed "after" answer is the
     answer Ask gives (same text, same quotes, same pages), and the preview itself wrote nothing."""
     page, editor = remote["page"], remote["editor"]
+    beside = []
+    own_connection = preview_module._on_own_connection
+    monkeypatch.setattr(preview_module, "_on_own_connection", lambda *a: beside.append(1) or own_connection(*a))
     chunks, logs = _chunks(page), AskLog.objects.count()
     preview = impact_preview(user=editor, page=page, revision=remote["draft"])
     page.refresh_from_db()
@@ -130,6 +143,7 @@ def test_the_preview_tells_the_truth_and_writes_nothing(remote, django_capture_o
     assert page.published_revision.number == 1 and "2 days a week" in page.body
     asked = [row for row in preview.rows if not row.verified]
     assert {row.question for row in asked} == {DAYS, GYM}
+    assert bool(beside) == committed
 
     with django_capture_on_commit_callbacks(execute=True):
         page_publish(page=page, revision=remote["draft"], author=editor)

@@ -196,6 +196,9 @@
         say(texts.saveFirst, true);
       }
     });
+    cm.on("paste", function (instance, event) {
+      if (event.clipboardData && event.clipboardData.files && event.clipboardData.files.length) say(texts.saveFirst, true);
+    });
   }
   var label = document.querySelector("label[for=id_body]");
   if (label) label.addEventListener("click", function () { cm.focus(); });
@@ -212,7 +215,11 @@
   var bar = editor.toolbar_div;
   var buttons = Array.prototype.slice.call(bar.querySelectorAll("button"));
   bar.setAttribute("aria-label", texts.toolbar);
-  buttons.forEach(function (item, index) { item.tabIndex = index === 0 ? 0 : -1; });
+  buttons.forEach(function (item, index) {
+    item.tabIndex = index === 0 ? 0 : -1;
+    // A button that shows a word is named by that word (what a voice user says); its title says more.
+    if (/\w\w/.test(item.textContent)) item.setAttribute("aria-label", item.textContent);
+  });
   bar.addEventListener("keydown", function (event) {
     var at = buttons.indexOf(document.activeElement);
     if (at < 0) return;

@@ -63,20 +63,26 @@ def test_the_editor_loads_with_a_toolbar_and_builds_a_table(watched, live_server
     _open_editor(page, live_server.url, "remote-work")
     toolbar = page.get_by_role("toolbar", name="Formatting")
     expect(toolbar).to_be_visible()
-    for name in ("Bold", "Italic", "Heading", "Insert a link", "Insert a table", "Add an image or a file"):
-        expect(toolbar.get_by_role("button", name=re.compile(name))).to_be_visible()
-    # The toolbar is one tab stop; the arrow keys walk it.
+    for name in ("Bold", "Italic", "Heading", "Bulleted list", "Link", "Table", "Image or file", "Preview"):
+        expect(toolbar.get_by_role("button", name=name, exact=True)).to_be_visible()
+    # The toolbar is one tab stop; the arrow keys walk it; Tab leaves the text as it leaves a textarea.
     expect(toolbar.locator("button[tabindex='0']")).to_have_count(1)
+    toolbar.get_by_role("button", name="Bold").focus()
+    page.keyboard.press("ArrowRight")
+    expect(toolbar.get_by_role("button", name="Italic")).to_be_focused()
+    page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('.CodeMirror')")
     assert _editor_text(page) == BODY  # what the page holds, nothing added on load
 
     page.locator(".CodeMirror").evaluate("el => { el.CodeMirror.focus(); el.CodeMirror.execCommand('goDocEnd'); }")
-    toolbar.get_by_role("button", name=re.compile("Insert a table")).click()
+    toolbar.get_by_role("button", name="Table", exact=True).click()
     table = r"\| Column \| Column \|\n\| --- \| --- \|\n\| Text \| Text \|"
     expect(page.locator("#id_body")).to_have_value(re.compile(table))
     expect(page.locator("#preview table")).to_be_visible()  # the live preview beside the editor followed
 
     # The editor's own preview renders through the server (its sanitiser, its heading ids).
-    toolbar.get_by_role("button", name=re.compile("Show the preview")).click()
+    toolbar.get_by_role("button", name="Preview", exact=True).click()
     expect(page.locator(".EasyMDEContainer .editor-preview-full h1#remote-work")).to_have_text("Remote work")
     expect(page.locator(".EasyMDEContainer .editor-preview-full table")).to_be_visible()
 
@@ -136,7 +142,7 @@ def test_the_new_page_says_files_come_after_the_first_save(watched, live_server,
     page.goto(f"{live_server.url}/spaces/hr/_new/")
     expect(page.locator(".EasyMDEContainer .CodeMirror")).to_be_visible()
     expect(page.get_by_text("save as draft to attach files")).to_be_visible()
-    expect(page.get_by_role("button", name=re.compile("Add an image or a file"))).to_have_count(0)
+    expect(page.get_by_role("button", name="Image or file", exact=True)).to_have_count(0)
     expect(page.locator("#preview")).not_to_contain_text("None")
     page.get_by_label("Title").fill("Parking")
     page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
@@ -163,3 +169,16 @@ def test_without_javascript_the_plain_form_posts(browser, live_server, site, set
         assert site.remote.body == BODY + "\nDesks are booked a day ahead.\n"
     finally:
         context.close()
+
+
+def test_the_editor_speaks_french(watched, live_server, site):
+    page = watched.page
+    log_in(page, live_server.url, "editor", "pw-editor")
+    page.context.add_cookies([{"name": "django_language", "value": "fr", "url": live_server.url}])
+    page.goto(f"{live_server.url}/spaces/hr/remote-work/edit/")
+    toolbar = page.get_by_role("toolbar", name="Mise en forme")
+    page.locator(".CodeMirror").evaluate("el => { el.CodeMirror.focus(); el.CodeMirror.execCommand('goDocEnd'); }")
+    toolbar.get_by_role("button", name="Tableau", exact=True).click()
+    table = r"\| Colonne \| Colonne \|\n\| --- \| --- \|\n\| Texte \|"
+    expect(page.locator("#id_body")).to_have_value(re.compile(table))
+    expect(toolbar.get_by_role("button", name="Gras")).to_have_attribute("title", re.compile("^Gras"))

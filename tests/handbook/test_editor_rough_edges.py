@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.template.loader import render_to_string
 from django.utils import translation
 
 from accounts.forms import TokenCreateForm
@@ -106,9 +107,13 @@ def test_french_uses_guillemets_where_english_uses_curly_quotes(po):
 
 
 def test_every_page_names_its_favicon(client, handbook):
+    icon = re.compile(r'<link rel="icon" href="/static/img/favicon\.svg"')
+    # Django's admin and the error pages have their own base: without the link the browser asks for /favicon.ico.
+    assert icon.search(client.get("/admin/login/").content.decode())
+    assert icon.search(render_to_string("500.html")) and icon.search(render_to_string("400.html"))
     client.force_login(handbook.reader)
-    html = client.get("/").content.decode()
-    assert re.search(r'<link rel="icon" href="/static/img/favicon\.svg"', html)
+    assert icon.search(client.get("/").content.decode())
+    assert client.get("/static/img/favicon.svg").status_code == 200
 
 
 @pytest.mark.parametrize("form_class", [PageEditForm, PreviewForm])

@@ -37,7 +37,7 @@ def confident_count(pages: list[PageHit], retrieval: Retrieval, decision: Decisi
         return len(pages)
     model = retrieval.embedder.model_name
     decision = decision or page_decision(model)
-    floor = vector_floors(query_decision(model))[0]
+    floor = retrieval.vector_floor if retrieval.vector_floor is not None else vector_floors(query_decision(model))[0]
     count = 0
     for page in pages:
         if not page_close(page_features(page, query.features.nearest, floor), decision):

@@ -45,6 +45,7 @@ class Retrieval:
     query_vector: list[float] | None = None  # what later steps (Ask's sentence choice) reuse
     embedder: Any = None  # the serving query embedder the vector came from
     decision: Any = None  # QueryDecision: whether the query means something here (None: not embedded)
+    vector_floor: float | None = None  # the similarity a vector hit needed (None: read from the policy)
 
 
 @dataclass

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any
 
 from core import languages
@@ -29,7 +27,6 @@ from search.decisions.query import (
 )
 from search.embedding.model_switch import query_embedder
 from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
-from search.retrieval import parallel
 from search.retrieval.crosslang import CentredQuery, centred_query, merge_partitions, partition_leg
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, PageHit, Retrieval
@@ -156,30 +153,27 @@ def retrieve(
     reader = reader_of(user)
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
     # current for every query (reused only while the scopes it covers are unchanged: visibility.py) and
-    # applied inside every list. The query side is prepared meanwhile.
-    side = partial(
-        _query_side,
+    # applied inside every list.
+    visible = visible_pages(user, reader)
+    embed = (use_vectors or translate) and not exact_request
+    query_side = _query_side(
         parsed,
         language,
         filters,
         reader,
         owner,
-        embed=(use_vectors or translate) and not exact_request,
+        embed=embed,
         use_vectors=use_vectors,
         cross_language=cross_language,
         timings=timings,
     )
-    calls_first: list[Callable[[], Any]] = [partial(visible_pages, user, reader), side]
-    if use_keywords:
-        calls_first.append(partial(typo_corrected, parsed, reader, language))
-    visible, query_side, *corrected = parallel.run_all(calls_first)
+    # The keyword lists search the words as corrected; what was typed stays the query shown.
+    words = typo_corrected(parsed, reader, language) if use_keywords else parsed
     # Vector hits count only when close enough in meaning (search/decisions/query.py, fitted per model).
     policy = query_decision(query_side.model) if query_side.model else None
     vector_floor, centred_floor = vector_floors(policy)
     embedding = query_side.embedding
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
-    # The keyword lists search the words as corrected; what was typed stays the query shown.
-    words = corrected[0] if corrected else parsed
     given = ListInput(
         parsed, words, language, visible, filters, depth, query_side, vector_floor, centred_floor, exact, owner
     )
@@ -207,106 +201,56 @@ def retrieve(
         query_vector=embedding,
         embedder=query_side.embedder,
         decision=decision,
+        vector_floor=vector_floor,
     )
 
 
-class _ListRun:
-    """Each list of one query as a call that keeps what it found and how long it took, so that the
-    calls can run side by side (search/retrieval/parallel.py)."""
-
-    def __init__(self, given: ListInput) -> None:
-        self.given = given
-        self.lists = Lists()
-        self.seconds: dict[str, float] = {}
-        self.partitions: dict[str, list[ChunkHit]] = {}  # the language-centred list's walks, by language
-        self.walks: dict[str, float] = {}  # and their seconds: the list waits for the slowest
-
-    def keyword(self) -> None:
-        t = time.perf_counter()
-        self.lists.keyword = _keyword_list(self.given)
-        self.seconds["keyword"] = time.perf_counter() - t
-
-    def translated(self) -> None:
-        t = time.perf_counter()
-        self.lists.translated = _translated_list(self.given)
-        self.seconds["translate"] = time.perf_counter() - t
-
-    def exact_vectors(self, embedding: list[float], centred: CentredQuery) -> None:
-        """Exact search reads every visible row: both vector lists come from one scan."""
-        g = self.given
-        t = time.perf_counter()
-        self.lists.vector, self.lists.vector_by_language = exact_vector_lists(
-            embedding, centred, g.side.model, g.visible, g.filters, g.depth, g.vector_floor
-        )
-        self.seconds["vector"] = time.perf_counter() - t
-
-    def walk(self, embedding: list[float], centred: CentredQuery, native: str) -> None:
-        """The plain walk and, from its rows, the query language's centred list (one walk fewer)."""
-        g = self.given
-        t = time.perf_counter()
-        self.lists.vector, native_hits = walk_with_native_partition(
-            embedding,
-            centred,
-            native,
-            g.side.model,
-            g.visible,
-            g.filters,
-            g.depth,
-            max_distance=1.0 - g.vector_floor,
-        )
-        self.seconds["vector"] = self.walks[native] = time.perf_counter() - t
-        self.partitions[native] = native_hits
-
-    def vector(self, embedding: list[float]) -> None:
-        g = self.given
-        t = time.perf_counter()
-        self.lists.vector = vector_leg(
-            embedding, g.side.model, g.visible, g.filters, g.depth, g.exact, max_distance=1.0 - g.vector_floor
-        )
-        self.seconds["vector"] = time.perf_counter() - t
-
-    def partition(self, centred: CentredQuery, language: str) -> None:
-        """One language partition of the centred list: each walks its own graph."""
-        g = self.given
-        t = time.perf_counter()
-        self.partitions[language] = partition_leg(
-            centred, language, g.side.model, g.visible, g.filters, g.depth, g.exact
-        )
-        self.walks[language] = time.perf_counter() - t
-
-
 def _run_lists(given: ListInput, *, use_keywords: bool, translate: bool, timings: dict[str, float]) -> Lists:
-    """Every list of the query, once, over the same visible set (side by side when allowed)."""
-    run = _ListRun(given)
-    side = given.side
-    calls: list[Callable[[], None]] = []
-    languages_walked: list[str] = []
-    if use_keywords:
-        calls.append(run.keyword)
+    """Every list of the query, once, over the same visible set."""
+    lists = Lists()
+    side, g = given.side, given
     embedding, centred = side.embedding, side.centred
-    if embedding is not None and given.exact and centred is not None:
-        calls.append(partial(run.exact_vectors, embedding, centred))
-    elif embedding is not None and centred is not None:
-        # The query language's centred list comes from the plain walk's own rows (one walk fewer).
-        native = given.language if given.language in centred.sizes else None
-        calls.append(partial(run.walk, embedding, centred, native) if native else partial(run.vector, embedding))
-        languages_walked = ([native] if native else []) + [code for code in centred.sizes if code != native]
-        calls += [partial(run.partition, centred, code) for code in languages_walked if code != native]
-    elif embedding is not None:
-        calls.append(partial(run.vector, embedding))
-    if translate:
-        calls.append(run.translated)
-    parallel.run_all(calls)
-    if languages_walked:  # in the order they were asked, whichever walk finished first
-        run.lists.vector_by_language = {code: run.partitions[code] for code in languages_walked}
-    # The order of the timings as the lists were asked, whichever finished first.
-    timings.update({name: run.seconds[name] for name in ("keyword", "vector", "translate") if name in run.seconds})
-    if run.lists.vector_by_language is not None and centred is not None:
-        # Timed as the slowest walk and the merge (the one-scan partitions are timed as the scan).
+    walks: dict[str, float] = {}  # the language-centred list's walks: timed as the slowest
+    if use_keywords:
         t = time.perf_counter()
-        run.lists.crosslang = merge_partitions(run.lists.vector_by_language, centred, given.depth, given.centred_floor)
-        timings["crosslang"] = max(run.walks.values(), default=0.0) + time.perf_counter() - t
-    return run.lists
+        lists.keyword = _keyword_list(given)
+        timings["keyword"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if embedding is not None and g.exact and centred is not None:
+        # Exact search reads every visible row: both vector lists come from one scan.
+        lists.vector, lists.vector_by_language = exact_vector_lists(
+            embedding, centred, side.model, g.visible, g.filters, g.depth, g.vector_floor
+        )
+        timings["vector"] = time.perf_counter() - t
+    elif embedding is not None and centred is not None and g.language in centred.sizes:
+        # The query language's centred list comes from the plain walk's own rows (one walk fewer).
+        lists.vector, native = walk_with_native_partition(
+            embedding, centred, g.language, side.model, g.visible, g.filters, g.depth, max_distance=1.0 - g.vector_floor
+        )
+        lists.vector_by_language = {g.language: native}
+        timings["vector"] = walks[g.language] = time.perf_counter() - t
+    elif embedding is not None:
+        lists.vector = vector_leg(
+            embedding, side.model, g.visible, g.filters, g.depth, g.exact, max_distance=1.0 - g.vector_floor
+        )
+        timings["vector"] = time.perf_counter() - t
+    if embedding is not None and not g.exact and centred is not None:
+        # Each other language partition walks its own graph.
+        for code in (code for code in centred.sizes if code != g.language):
+            t = time.perf_counter()
+            by_language = lists.vector_by_language or {}
+            by_language[code] = partition_leg(centred, code, side.model, g.visible, g.filters, g.depth, g.exact)
+            lists.vector_by_language = by_language
+            walks[code] = time.perf_counter() - t
+    if lists.vector_by_language is not None and centred is not None:
+        t = time.perf_counter()
+        lists.crosslang = merge_partitions(lists.vector_by_language, centred, g.depth, g.centred_floor)
+        timings["crosslang"] = max(walks.values(), default=0.0) + time.perf_counter() - t
+    if translate:
+        t = time.perf_counter()
+        lists.translated = _translated_list(given)
+        timings["translate"] = time.perf_counter() - t
+    return lists
 
 
 def _keyword_list(given: ListInput, min_coverage: float | None = None) -> list[ChunkHit]:

@@ -133,7 +133,7 @@ class MarkdownField(forms.CharField):
         super().__init__(required=False, max_length=MAX_BODY_CHARS, strip=False, **kwargs)
 
     def to_python(self, value: Any) -> str:
-        return _LINE_BREAK.sub("\n", super().to_python(value))
+        return _LINE_BREAK.sub("\n", super().to_python(value) or "")
 
 
 class _PageChoiceField(forms.ModelChoiceField):

@@ -12,8 +12,8 @@ admin), three requests are traced after an untraced warm-up with other words:
 - ``answer_question``: one question asked (extractive: no LLM configured).
 
 Definitions. The trace is taken with ``sys.setprofile`` on the calling thread, from the moment
-the traced function is entered until it returns (the lists run one after another:
-``SEARCH_PARALLEL_LEGS`` off, so no work leaves the thread). A *product module* is a module of
+the traced function is entered until it returns (``SEARCH_PARALLEL_LEGS`` off, so no work
+leaves the thread). A *product module* is a module of
 one of the apps ``core accounts handbook analysis comments summaries search api``; the *current
 module* is the module of the innermost product frame on the stack (a product function called
 through Django or a library still counts from the product module that called the library).

@@ -182,6 +182,11 @@
   body.insertMarkdown = insertMarkdown;
   var cm = editor.codemirror;
   cm.setOption("screenReaderLabel", texts.label);
+  // Announced as the multi-line text field it replaces, not as an "application" or as nothing.
+  var input = cm.getInputField();
+  input.setAttribute("role", "textbox");
+  input.setAttribute("aria-multiline", "true");
+  editor.codemirror.getWrapperElement().parentNode.removeAttribute("role");
   // Tab and Shift-Tab move the focus on, as in any form field: no keyboard trap.
   var keys = Object.assign({}, cm.getOption("extraKeys"), { Tab: false, "Shift-Tab": false });
   cm.setOption("extraKeys", keys);

@@ -74,6 +74,7 @@ def test_the_editor_loads_with_a_toolbar_and_builds_a_table(watched, live_server
     page.keyboard.press("Tab")
     assert page.evaluate("() => !document.activeElement.closest('.CodeMirror')")
     assert _editor_text(page) == BODY  # what the page holds, nothing added on load
+    expect(page.get_by_role("textbox", name="Text (Markdown)")).to_be_visible()  # what a screen reader meets
 
     page.locator(".CodeMirror").evaluate("el => { el.CodeMirror.focus(); el.CodeMirror.execCommand('goDocEnd'); }")
     toolbar.get_by_role("button", name="Table", exact=True).click()

@@ -130,7 +130,7 @@ def _questions(user: Any, page: Page, title: str, body: str) -> list[AskedQuesti
     return sorted([*asked, *unanswered], key=lambda q: (-q.askers, -q.times))
 
 
-def _verified_rows(user: Any, page: Page, body: str) -> list[ImpactRow]:
+def _verified_rows(user: Any, page: Page, title: str, body: str) -> list[ImpactRow]:
     """Verified answers on the page, stale when a unit they quote is no longer in the new text."""
     kept = {unit_hash(u.text) for u in page_units(body)}
     rows = []
@@ -144,7 +144,7 @@ def _verified_rows(user: Any, page: Page, body: str) -> list[ImpactRow]:
         stale = len(still) < len(units)
         after = None
         if still:
-            after = Outcome("verified", " ".join(u["text"] for u in still), still[0]["text"], page.title, page.ref, url)
+            after = Outcome("verified", " ".join(u["text"] for u in still), still[0]["text"], title, page.ref, url)
         mark = VERIFIED_STALE if stale else UNCHANGED
         rows.append(ImpactRow(verified.question, mark, before=before, after=after, verified=True))
     return rows
@@ -183,7 +183,7 @@ def impact_preview(
             preview.rows.append(
                 ImpactRow(asked.question, _mark(before, outcome), asked.askers, asked.times, before, outcome)
             )
-    preview.rows.extend(_verified_rows(user, page, body))
+    preview.rows.extend(_verified_rows(user, page, title, body))
     return preview
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -9,6 +11,8 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from core.http import HtmxHttpRequest
+from search.ask.answers import check_rate_limit
+from search.ask.replies import AskError
 from search.impact.preview import MAX_PREVIEWED, impact_preview
 from search.impact.selectors import draft_revision, editable_page
 
@@ -32,7 +36,12 @@ def page_impact(request: HtmxHttpRequest, space_slug: str, page_slug: str) -> Ht
     revision = draft_revision(page, number)
     if number is not None and revision is None:
         raise Http404
-    preview = impact_preview(user=request.user, page=page, revision=revision) if revision is not None else None
-    context = {"page": page, "space": page.space, "revision": revision, "preview": preview, "limit": MAX_PREVIEWED}
     template = "search/impact/preview.html#panel" if request.htmx else "search/impact/preview.html"
+    context: dict[str, Any] = {"page": page, "space": page.space, "revision": revision, "limit": MAX_PREVIEWED}
+    if revision is not None:
+        try:  # a preview asks every question twice: it counts as one of the person's questions
+            check_rate_limit(request.user)
+        except AskError:  # htmx swaps no error response: the panel says it instead
+            return render(request, template, {**context, "limited": True}, status=200 if request.htmx else 429)
+        context["preview"] = impact_preview(user=request.user, page=page, revision=revision)
     return render(request, template, context)

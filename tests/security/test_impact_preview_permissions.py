@@ -140,3 +140,13 @@ def test_the_edit_and_review_pages_offer_the_preview_of_their_revision(world, cl
     # A page with nothing unpublished offers nothing to preview.
     page_save(page=page, title=page.title, body=DRAFT, author=editor, publish=True)
     assert "Preview the answers this changes" not in client.get(f"/spaces/people/{page.slug}/edit/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_preview_counts_as_one_of_the_persons_questions(world, client, settings):
+    settings.ASK_RATE_LIMIT = "1/m"
+    client.force_login(world["editor"])
+    assert client.get(_url(world["remote"])).status_code == 200
+    limited = client.get(_url(world["remote"]), HTTP_HX_REQUEST="true")
+    assert limited.status_code == 200 and "too quickly" in limited.content.decode()  # shown in the panel
+    assert client.get(_url(world["remote"])).status_code == 429

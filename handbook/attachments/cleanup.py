@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import partial
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.core.files.storage import Storage

@@ -148,7 +148,7 @@ REDIS_URL = REDIS_URL or "redis://unconfigured:6379"
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "core.cache.SharedClientRedisCache",
         "LOCATION": REDIS_URL.rstrip("/") + "/1" if REDIS_URL.count("/") == 2 else REDIS_URL,
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "handbook"),
         "TIMEOUT": 3600,

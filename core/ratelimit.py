@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import time
 
-from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
+
+from core.cache import default_cache
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -26,8 +27,7 @@ def allow(key: str, rate: str) -> bool:
     window = int(time.time() // period)
     cache_key = "rl:" + hashlib.sha256(f"{key}:{window}".encode()).hexdigest()[:32]
     try:
-        cache.add(cache_key, 0, period + 1)  # the window's counter, made once with its time to live
-        count = cache.incr(cache_key)
+        count = default_cache().count(cache_key, period + 1)
     except Exception:  # the cache is down: fail open rather than lock everyone out
         return True
     return count <= limit

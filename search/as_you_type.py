@@ -17,7 +17,7 @@ import hashlib
 import socket
 from typing import Any
 
-from django.core.cache import cache
+from core.cache import default_cache
 
 LIGHT, PAUSE, SUBMITTED = "light", "pause", "submitted"
 BOX_ID = "q"  # the search box: its own requests are the light path
@@ -44,20 +44,15 @@ def superseded(*, session_key: str, sequence: int | None) -> bool:
 
     Requests of one person reach different workers and threads, so an older keystroke can start
     after a newer one (it waited in another queue): it answers at once instead of doing the work.
-    Two keystrokes checked at the same moment may leave the older number stored: the next one is
-    then answered rather than dropped. Nothing is dropped unless a newer keystroke was really sent.
+    One round trip (``keep_newest``, atomic in Redis): the newest number stays, whatever the order.
     """
     if sequence is None or not session_key:
         return False
     key = "typing-seq:" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
     try:
-        seen = cache.get(key)
-        if isinstance(seen, int) and seen > sequence:
-            return True
-        cache.set(key, sequence, SEQUENCE_SECONDS)
+        return default_cache().keep_newest(key, sequence, SEQUENCE_SECONDS) > sequence
     except Exception:  # the cache is down: do the work rather than drop everyone's typing
         return False
-    return False
 
 
 def client_gone(meta: dict[str, Any]) -> bool:

@@ -109,8 +109,8 @@ def cache_writes_kept() -> Iterator[WritesKept]:
 @contextlib.contextmanager
 def rolled_back() -> Iterator[None]:
     """A transaction on the primary that is rolled back whatever happens in it, under a cache
-    that keeps its writes. Retrieval runs its lists on this connection inside a transaction
-    (``search/retrieval/parallel.py``), so every read sees the uncommitted rows."""
+    that keeps its writes. Retrieval reads on this thread's connection to the read database
+    (``core.db_router.read_connection``), pinned here to the primary, so it sees the uncommitted rows."""
     with reading_from(DEFAULT_DB_ALIAS), cache_writes_kept():
         try:
             with transaction.atomic():

@@ -98,7 +98,7 @@ def test_ask_by_get_logs_nothing_and_costs_no_rate_limit(site, settings):
     assert _logs() == 0
 
     html = client.post("/ask/", {"q": QUESTION}).content.decode()
-    assert "too quickly" not in html and 'class="cite"' in html
+    assert "too quickly" not in html and 'class="citations"' in html  # an answer, sure or unsure, lists its sources
     assert _logs() == 1
 
 
@@ -112,7 +112,7 @@ def test_ask_needs_a_post_with_the_csrf_token(site):
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)
     assert token, "the Ask form carries the CSRF token"
     response = client.post("/ask/", {"q": QUESTION, "csrfmiddlewaretoken": token.group(1)})
-    assert response.status_code == 200 and 'class="cite"' in response.content.decode()
+    assert response.status_code == 200 and 'class="citations"' in response.content.decode()
     assert _logs() == 1
     # The search page's panel and the stream send it as a header, as htmx does.
     stream = client.post("/ask/stream/", {"q": QUESTION}, HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)

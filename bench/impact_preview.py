@@ -9,9 +9,10 @@ some of its facts, rewords others, drops a section and adds one. Then:
   with the product's bounds (``MAX_PREVIEWED`` questions, ``BUDGET_S``) and with every question
   previewed (no bound), p50 and p95 (goal: p95 <= 3 s on 2 cores, bounded); and every question
   inside a transaction, where the "now" answers run before the draft's instead of beside them;
-- **truth**: the draft is then published and indexed as a worker would, each previewed question is
-  asked again as the editor, and its answer compared with the preview's "after" (same mode, text,
-  and (page, quote) of every citation): the count of equal answers (goal: all);
+- **truth**: the draft is then published and indexed as a worker would (answer-unit vectors
+  stored too, where the preview computed them), each previewed question is asked again as the
+  editor, and its answer compared with the preview's "after" (same mode, text, and (page, quote)
+  of every citation): the count of equal answers (goal: all);
 - **nothing written**: the page's chunk rows and the Ask log are the same before and after the
   previews.
 
@@ -166,6 +167,7 @@ def _world(distractors: int) -> tuple[Any, Any, Any]:
     from handbook.models import Page, Space
     from handbook.services import page_create, page_save, space_create
     from search.indexing.pipeline import pages_reindex
+    from search.indexing.unit_vectors import pages_needing_units, pages_units_embed
     from search.insights.visibility import MIN_ASKERS
     from search.models import AskLog
 
@@ -183,6 +185,8 @@ def _world(distractors: int) -> tuple[Any, Any, Any]:
     AskLog.objects.all().delete()
     page = page_create(space=space, title="Remote work policy", body=POLICY, ref=REF)
     pages_reindex([*new, page.pk])
+    # Answer-unit vectors, as the worker stores them after indexing: Ask reads them for committed pages.
+    pages_units_embed(list(pages_needing_units().filter(space=space).values_list("id", flat=True)))
     editor = bench_user("impact-editor", ["impact-staff", "impact-editors"])
     askers = [bench_user(f"impact-asker{n}", ["impact-staff"]) for n in range(MIN_ASKERS)]
     for question in QUESTIONS:
@@ -221,6 +225,7 @@ def main() -> None:
     from handbook.services import page_publish
     from search.impact.preview import BUDGET_S, MAX_PREVIEWED, answer_for_preview, impact_preview
     from search.indexing.pipeline import page_reindex
+    from search.indexing.unit_vectors import page_units_embed
     from search.models import AskLog
 
     page, editor, draft = _world(args.distractors)
@@ -251,6 +256,7 @@ def main() -> None:
 
     page_publish(page=page, revision=draft, author=editor)
     page_reindex(page_id=page.pk, revision_id=draft.pk)
+    page_units_embed(page_id=page.pk)  # what the worker does next
     full = previews["every question"]
     asked = [row for row in full.rows if not row.verified]
     equal = 0

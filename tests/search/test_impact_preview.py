@@ -191,3 +191,14 @@ def test_outcomes_compare_text_and_quotes():
     a = Outcome("extractive", "“x” [1]", "x", "T", "r", "/u", (("r", "x"),))
     assert a.same_answer(Outcome("extractive", "“x” [1]", "x", "Other title", "r", "/v", (("r", "x"),)))
     assert not a.same_answer(Outcome("extractive", "“x” [1]", "x", "T", "r", "/u", (("s", "x"),)))
+
+
+@pytest.mark.django_db
+def test_the_text_being_edited_is_previewed_without_saving_it(remote):
+    page, editor = remote["page"], remote["editor"]
+    revisions = page.revisions.count()
+    body = REMOTE.replace("2 days a week", "4 days a week")
+    preview = impact_preview(user=editor, page=page, title="Remote work", body=body)
+    row = _row(preview, DAYS)
+    assert row.mark == CHANGES and "4 days a week" in row.after.lead
+    assert page.revisions.count() == revisions

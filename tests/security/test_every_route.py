@@ -8,10 +8,11 @@ Then every described route is probed for every person of a world holding every k
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from tests.security.routes import ADMIN_SITE, API, MCP_RESOURCES, MCP_TOOLS, WEB
 
@@ -51,12 +52,18 @@ def api_operations() -> set[str]:
 
 
 def mcp_surface() -> tuple[set[str], set[str]]:
+    """The MCP server's tools and resources, listed on a thread of its own: a browser test earlier in
+    the same process leaves an event loop on this one (Playwright's sync API)."""
     from api.mcp import server
 
-    tools = {tool.name for tool in async_to_sync(server.list_tools)()}
-    resources = {str(r.uri) for r in async_to_sync(server.list_resources)()}
-    resources |= {t.uri_template.replace("{+ref}", "{ref}") for t in async_to_sync(server.list_resource_templates)()}
-    return tools, resources
+    async def listing() -> tuple[set[str], set[str]]:
+        tools = {tool.name for tool in await server.list_tools()}
+        resources = {str(r.uri) for r in await server.list_resources()}
+        resources |= {t.uri_template.replace("{+ref}", "{ref}") for t in await server.list_resource_templates()}
+        return tools, resources
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, listing()).result()
 
 
 def test_every_route_is_described():

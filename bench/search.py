@@ -988,7 +988,7 @@ def scale(size: str, sections: Sequence[str] = SCALE_SECTIONS) -> None:
                 rows,
                 digits=1,
             ),
-            "The lists run side by side (search/retrieval/parallel.py): total < the sum of the columns. With exact "
+            "The lists run one after another: total ≈ the sum of the columns. With exact "
             "vector search (small visible sets) the vector and language-centred lists share one scan, timed "
             "under vector; x-lang is then their merge only.",
         )

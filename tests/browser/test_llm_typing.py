@@ -1,4 +1,4 @@
-"""In a real browser: typing a question calls no model; pressing Enter asks it (issue #23).
+"""In a real browser: typing a question calls no model; pressing Enter asks it.
 
 Search as you type sends the search box's own htmx requests (trigger "q"); their
 results and Ask panel come from what is at hand, the panel quoting the handbook.
@@ -9,6 +9,7 @@ answer, and the query's translation is fetched for next time.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -41,12 +42,13 @@ def test_typing_calls_no_model_and_enter_asks_it(
 
     page.locator("#q").press_sequentially("how many days can I work from home?", delay=40)
     answer = page.locator("#ask-answer")
-    expect(answer.locator(".answer-method")).to_contain_text("Sentences quoted")
+    # Quotes, announced as an answer when the decision is sure of them, else as a passage to check.
+    expect(answer.locator(".answer-method")).to_contain_text(re.compile("Sentences quoted|Check this passage"))
     expect(answer.locator(".citation").first).to_contain_text("Remote work")
     assert fake_llm.chat_calls == before, "search as you type called the model"
 
     page.locator("#q").press("Enter")
-    expect(answer.locator(".answer-method")).to_contain_text("Written by a language model")
+    expect(answer.locator(".answer-method").first).to_contain_text("Written by a language model")
     expect(answer.locator(".answer-text")).to_contain_text("up to three days a week")
     prompts = [r["messages"][0]["content"] for r in fake_llm.requests[before:]]
     assert sum(p.startswith("Translate") for p in prompts) == 1  # the submitted query's, once

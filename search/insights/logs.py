@@ -54,7 +54,7 @@ def search_miss_record(*, query: str, language: str, user: Any) -> SearchMiss | 
     key = _searcher_key(user.pk, text) if user.pk is not None else None  # anonymous: nobody
     miss = SearchMiss.objects.create(query=text, language=language[:8], searcher_key=key)
     if key is not None:  # the instance holds the SQL, with the person's secret in it, not the key
-        miss.refresh_from_db(fields=["searcher_key"])
+        miss.refresh_from_db(using=miss._state.db, fields=["searcher_key"])  # the primary: a replica may lag
     return miss
 
 

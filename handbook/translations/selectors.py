@@ -21,12 +21,6 @@ def readable_twin(page: Page, user: Any) -> Page | None:
     return Page.objects.visible_to(user).select_related("space").filter(pk=page.translation_id).first()
 
 
-def editable_twin(page: Page, user: Any) -> Page | None:
-    if page.translation_id is None:
-        return None
-    return Page.objects.editable_by(user).select_related("space").filter(pk=page.translation_id).first()
-
-
 @dataclass
 class TwinBlock:
     """What the page header shows about translations to one reader."""

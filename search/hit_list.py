@@ -16,7 +16,7 @@ from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import parse_query
 from search.retrieval.twins import collapse_twins, readable_twin_pairs
-from search.selectors import highlight
+from search.snippet import highlight
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100

@@ -8,18 +8,16 @@ is taken from pages the searching user may read.
 
 from __future__ import annotations
 
-import html
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 from core import languages
-from core.text import fold_accents, prefix_stem, split_sentences
+from core.text import split_sentences
 from handbook.models import LANGUAGES
 from search.retrieval import resolve
 from search.retrieval.confidence import confident_count
@@ -27,9 +25,9 @@ from search.retrieval.hits import Filters, PageHit
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import ParsedQuery, QueryError, parse_query
 from search.retrieval.twins import collapse_twins, collapsed_count, twin_pairs
+from search.snippet import highlight
 from summaries.selectors import summaries_for_pages
 
-SNIPPET_CHARS = 240
 MAX_PER_PAGE = 50
 
 
@@ -161,8 +159,7 @@ def _results(
     """The listed pages with their best passage's snippet, up to three passages and a summary."""
     chunks = resolve.chunks([c.chunk_id for h in window for c in h.chunks[:3]], "id", "anchor", "heading", "text")
     summaries = summaries_for_pages([h.page_id for h in window]) if with_summaries else {}
-    # Mark content words only: "of", "do", "le" everywhere would hide the matches that matter.
-    words = [w for w in parsed.positive_words if w not in languages.ALL_STOPWORDS] or parsed.positive_words
+    words = parsed.positive_words  # highlight marks the content words among them (search/snippet.py)
     results = []
     for hit in window:
         page = found[hit.page_id]
@@ -192,43 +189,6 @@ def _results(
             )
         )
     return results
-
-
-def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeString:
-    """An HTML-escaped window of ``text`` around the first query word, matches in <mark>.
-
-    Matching is by accent-folded prefix (``conge`` marks "congés"), done here
-    rather than with ``ts_headline`` because documents are folded before
-    ``to_tsvector`` and the headline would show folded text.
-    """
-    folded = fold_accents(text).lower()
-    stems = sorted({prefix_stem(w) for w in words if len(w) >= 2}, key=len, reverse=True)
-    if len(folded) != len(text):  # folding changed lengths (œ → oe): fall back to no marks
-        stems = []
-    spans: list[tuple[int, int]] = []
-    for stem in stems:
-        for match in re.finditer(r"\b" + re.escape(stem) + r"\w*", folded):
-            if not any(s <= match.start() < e for s, e in spans):
-                spans.append((match.start(), match.end()))
-    spans.sort()
-    start = 0
-    if spans and spans[0][0] > limit // 3:
-        start = text.rfind(" ", 0, spans[0][0] - limit // 3) + 1
-    end = min(len(text), start + limit)
-    if end < len(text):
-        space = text.rfind(" ", start, end)
-        end = space if space > start else end
-    out, cursor = [], start
-    for s, e in spans:
-        if s < start or e > end:
-            continue
-        out.append(html.escape(text[cursor:s]))
-        out.append("<mark>" + html.escape(text[s:e]) + "</mark>")
-        cursor = e
-    out.append(html.escape(text[cursor:end]))
-    prefix = "… " if start > 0 else ""
-    suffix = " …" if end < len(text) else ""
-    return mark_safe(prefix + "".join(out) + suffix)  # noqa: S308 - every piece is escaped above
 
 
 def _facets(

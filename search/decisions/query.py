@@ -26,9 +26,14 @@ its words carry it (a chunk holds most of them); one below ``clearly_off`` needs
 every word. A page alone is confident by the same decision with its own nearest chunk. Vector
 hits count from the ``vector_floor`` / ``centred_floor`` similarities.
 
-Without a policy for the model (a new model before its first calibration) nothing is confident
-on meaning: the words carry every match, so gibberish finds nothing and a real question still
-finds the pages holding its words.
+Without a policy for the model (a new model before its first calibration, or an install whose
+worker has not run it) nothing is confident on meaning: the words carry every match, as in keyword
+search alone — every page the keyword list finds (any of the query's words, ranked by their IDF) is
+a result, fused with the vector lists for its rank; a page only the vector lists found is not one
+(their similarities mean nothing before a fit). So gibberish finds nothing, and a question whose
+words are spread over a page, or has a word no page holds, still finds it: without a fitted
+decision to tell a real question from one on another subject, no rule is stricter than keyword
+search.
 """
 
 from __future__ import annotations

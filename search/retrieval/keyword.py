@@ -27,9 +27,10 @@ TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (
 RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker…
 TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at 1)
 # A keyword hit holds this share of the query words' IDF (0: any one word). And when even the nearest
-# chunk is not clearly close in meaning (search/retrieval/relevance.py, ``Floor.confident``), the words must carry
-# the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable page holds has
-# the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
+# chunk is not clearly close in meaning by the model's fitted decision (search/decisions/query.py), the
+# words must carry the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable
+# page holds has the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
+# Without a policy there is no such decision, and every keyword hit is a result (keyword search alone).
 KEYWORD_MIN_COVERAGE = 0.0
 KEYWORD_ALONE_COVERAGE = 0.6
 

@@ -180,10 +180,13 @@ def retrieve(
     lists = _run_lists(given, use_keywords=use_keywords, translate=translate, timings=timings)
     decision = _decide(policy, lists, given, reader)
     words_carry = decision is not None and not decision.confident
-    if words_carry:
+    if words_carry and policy is not None:
         # Nothing is clearly close in meaning: the words must carry the match, each listed chunk
         # holding most of the query's words, or one common word of an unrelated question ("temps"
         # in "temps de cuisson d'un gigot") would be a match. With no such chunk, nothing matches.
+        # Without a policy (a new model before its first calibration) there is no fitted decision to
+        # set such a question apart from a real one: every keyword hit stays a result, as in keyword
+        # search alone, and no narrowing makes search stricter than that.
         t = time.perf_counter()
         alone = 1.0 if decision is not None and decision.clearly_off else KEYWORD_ALONE_COVERAGE
         lists = _words_alone(lists, given, alone)
@@ -312,7 +315,8 @@ def _fused(lists: Lists, language: str, raw: str, *, words_carry: bool) -> list[
     )
     if words_carry:
         # The meaning lists still rank, but only pages the words matched are results: a page merely
-        # near in meaning to a query that means nothing here is not one ("how to jump start a car").
+        # near in meaning to a query that means nothing here is not one ("how to jump start a car"),
+        # nor, without a policy, one only an untrusted vector list found.
         return found_by_words(pages)
     if lists.vector or lists.crosslang:
         return without_weak_word_matches(pages, KEYWORD_ALONE_COVERAGE)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, F, Q
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from kombu.exceptions import OperationalError
 
 from core.queues import enqueue
 from handbook.models import Page
-from search.decisions.policy import shipped_path
+from search.calibration.status import calibration_failed, calibration_queued, calibration_status
 from search.embedding.embedders import active_model_name
 from search.models import AskLog, Chunk, DecisionPolicy, IndexState, LexiconWord, QuoteRankerFit, VerifiedAnswer
 from search.services import index_enqueue_pages
@@ -43,28 +47,24 @@ def index_overview() -> dict[str, object]:
         )
         or "(not built: one language only, embeddings off, or the sweep has not run yet)",
         "decisions": _decisions_state(model),
+        "calibration": calibration_status(model),
     }
 
 
 def _decisions_state(model: str) -> str:
-    """Where the serving model's decisions come from (search/decisions/policy.py)."""
-    if not model:
-        return "(embeddings off: the words decide)"
-    row = DecisionPolicy.objects.filter(model=model).first()
-    if row is not None and row.decisions:
-        questions = row.report.get("calibration_set", {}).get("questions", "?")
-        return f"calibrated {row.fitted_at:%Y-%m-%d %H:%M} ({questions} labelled questions)"
-    if shipped_path(model).is_file():
-        return "shipped with the application"
-    return "NONE YET: only pages holding the query's words are results until `manage.py calibrate` runs (queued)"
+    """Where the serving model's decisions come from, and where its calibration stands
+    (search/calibration/status.py)."""
+    return calibration_status(model).text
 
 
 @admin.register(DecisionPolicy)
 class DecisionPolicyAdmin(admin.ModelAdmin):
-    """Each embedding model's fitted decisions and fit report: read only (`manage.py calibrate` fits them)."""
+    """Each embedding model's fitted decisions and fit report: read only (`manage.py calibrate` fits them,
+    the daily refit from readers' labels refits the answer decision); a refit can be rolled back."""
 
-    list_display = ("model", "fitted_at")
-    readonly_fields = ("model", "decisions", "report", "fitted_at")
+    list_display = ("model", "fitted_at", "readers_refit", "can_roll_back")
+    readonly_fields = ("model", "readers_before_after", "decisions", "report", "previous", "fitted_at")
+    actions = ("roll_back_selected",)
 
     def has_add_permission(self, request):
         return False
@@ -93,6 +93,7 @@ class IndexStateAdmin(admin.ModelAdmin):
     def get_urls(self):
         extra = [
             path("reembed-all/", self.admin_site.admin_view(self.reembed_all_view), name="search_reembed_all"),
+            path("calibrate/", self.admin_site.admin_view(self.calibrate_view), name="search_calibrate"),
         ]
         return extra + super().get_urls()
 
@@ -159,6 +160,34 @@ class QuoteRankerFitAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def calibrate_view(self, request):
+        """Queue the calibration of the configured model (POST only; it fits only a model with no policy)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        model = active_model_name()
+        if not model:
+            self.message_user(request, _("Embeddings are off: there is no model to calibrate."), messages.WARNING)
+        elif not calibration_status(model).can_run:
+            self.message_user(request, _("%(model)s already has a policy.") % {"model": model}, messages.INFO)
+        else:
+            calibration_queued(model)  # before: an eager run records its own end
+            try:
+                enqueue("search.tasks.calibrate_model", model)
+            except OperationalError as exc:
+                calibration_failed(model, f"could not queue it: {exc}")
+                self.message_user(
+                    request, _("Could not queue the calibration: %(error)s") % {"error": exc}, messages.ERROR
+                )
+            else:
+                self.message_user(
+                    request,
+                    _("Calibration of %(model)s queued: a worker runs it.") % {"model": model},
+                    messages.SUCCESS,
+                )
+        return HttpResponseRedirect(reverse("admin:search_indexstate_changelist"))
 
 
 @admin.register(VerifiedAnswer)

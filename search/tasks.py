@@ -10,7 +10,7 @@ from celery import shared_task
 from handbook.health import heartbeat_write
 from handbook.models import Page
 from search.ask.quote_learning import quote_ranker_fit
-from search.calibration.services import calibrate_if_missing
+from search.calibration.status import calibrate_recorded
 from search.embedding.embedders import EmbeddingError
 from search.indexing.pipeline import page_reindex
 from search.indexing.unit_vectors import page_units_embed
@@ -100,5 +100,6 @@ def refit_quote_ranker() -> None:
 @shared_task(acks_late=True, ignore_result=True)
 def calibrate_model(model: str) -> bool:
     """Fit the decisions of ``model`` when it is the configured one and has no policy yet (its first use,
-    the end of a model switch); ``manage.py calibrate`` refits on demand."""
-    return calibrate_if_missing(model)
+    the end of a model switch, the admin's button); ``manage.py calibrate`` refits on demand. Its start
+    and a failure are recorded for the admin's index status."""
+    return calibrate_recorded(model)

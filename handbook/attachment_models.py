@@ -1,4 +1,9 @@
-"""An attachment belongs to one page and is readable exactly when that page is."""
+"""An attachment belongs to one page and is readable exactly when that page is.
+
+Before a new page's first save, a file pasted into its editor is a draft attachment: no page yet,
+keyed to the New page form's draft token and readable only by its uploader. Saving the page
+attaches it (``attachments_claim``); an unclaimed one is removed by the unused-files sweep.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,11 @@ def attachment_path(instance: Attachment, filename: str) -> str:
 class Attachment(models.Model):
     # A random id, not a counter: attachment URLs cannot be enumerated.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    page = models.ForeignKey("handbook.Page", on_delete=models.CASCADE, related_name="attachments")
+    page = models.ForeignKey(
+        "handbook.Page", null=True, blank=True, on_delete=models.CASCADE, related_name="attachments"
+    )
+    # Set while the file waits for its page (no page yet): the New page form's random draft token.
+    draft_token = models.CharField(max_length=64, blank=True, default="")
     file = models.FileField(upload_to=attachment_path, max_length=500)
     original_name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=150)
@@ -33,7 +42,16 @@ class Attachment(models.Model):
 
     class Meta:
         ordering = ["page", "original_name", "created_at"]
-        indexes = [models.Index(fields=["page", "sha256"])]
+        indexes = [
+            models.Index(fields=["page", "sha256"]),
+            models.Index(fields=["draft_token"], condition=models.Q(page__isnull=True), name="attachment_draft"),
+        ]
+        constraints = [
+            # A file belongs to a page, or waits for one under a draft token: never to nothing.
+            models.CheckConstraint(
+                condition=models.Q(page__isnull=False) | ~models.Q(draft_token=""), name="attachment_page_or_draft"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.original_name

@@ -148,6 +148,9 @@ class PageCreateForm(forms.Form):
         label=_("Parent page"), queryset=Page.objects.none(), required=False, empty_label=_("(top level)")
     )
     body = MarkdownField(label=_("Text (Markdown)"))
+    # Files pasted before the first save wait under this key (handbook/attachments): set on the
+    # form's first showing, sent back with every post of it.
+    draft_token = forms.RegexField(regex=r"^[0-9a-f]{32}$", required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, space: Space, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -49,6 +49,11 @@ urlpatterns = [
     path("preview/", editing.markdown_preview, name="markdown_preview"),
     path("spaces/<slug:space_slug>/", reading.space_detail, name="space_detail"),
     path("spaces/<slug:space_slug>/_new/", editing.page_create, name="page_create"),
+    path(
+        "spaces/<slug:space_slug>/_new/attachments/",
+        attachment_views.draft_attachment_upload,
+        name="draft_attachment_upload",
+    ),
     path("spaces/<slug:space_slug>/_access/", access.space_access, name="space_access"),
     path("spaces/<slug:space_slug>/_approval/", approval_views.space_approval, name="space_approval"),
     path("spaces/<slug:space_slug>/_export/", markdown_views.space_export_zip, name="space_export"),

@@ -76,7 +76,9 @@ def attachments_remove_unused(*, now: datetime | None = None) -> int:
     for pk in list(attachments_unused(uploaded_before=cutoff).values_list("pk", flat=True)):
         with transaction.atomic():
             # Asked again under the row's lock: a save may have started using it since the list was read.
-            attachment = attachments_unused(uploaded_before=cutoff).select_for_update().filter(pk=pk).first()
+            # Ordered by id: the model's order joins the page, and a draft's missing page cannot be locked.
+            locked = attachments_unused(uploaded_before=cutoff).order_by("pk").select_for_update()
+            attachment = locked.filter(pk=pk).first()
             if attachment is None:
                 continue
             name, storage = attachment.file.name or "", attachment.file.storage

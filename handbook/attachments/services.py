@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import secrets
 import unicodedata
 import uuid
 from pathlib import PurePath
@@ -45,6 +47,7 @@ ALLOWED_TYPES: dict[str, str] = {
     "md": "text/markdown",
 }
 MAX_NAME_CHARS = 200
+DRAFT_TOKEN = re.compile(r"[0-9a-f]{32}")
 
 
 class AttachmentRejected(ValidationError):
@@ -102,25 +105,46 @@ def _size(stream: IO[bytes]) -> int:
     return size
 
 
+def draft_token_new() -> str:
+    """A New page form's key for the files pasted into it before the page exists."""
+    return secrets.token_hex(16)
+
+
+def is_draft_token(value: str) -> bool:
+    return bool(DRAFT_TOKEN.fullmatch(value or ""))
+
+
 @transaction.atomic
 def attachment_create(
-    *, page: Page, stream: IO[bytes], name: str, uploaded_by: Any = None, attachment_id: uuid.UUID | None = None
+    *,
+    page: Page | None,
+    stream: IO[bytes],
+    name: str,
+    uploaded_by: Any = None,
+    attachment_id: uuid.UUID | None = None,
+    draft_token: str = "",
 ) -> Attachment:
     """Store ``stream`` as a new attachment of ``page`` (size and type checked first).
 
+    Without a page, the file is a draft attachment: ``draft_token`` and an uploader are required,
+    and ``attachments_claim`` gives it its page when the page is saved.
     ``attachment_id`` lets an import write the attachment's address into the page before storing it.
     """
+    signed_in = getattr(uploaded_by, "is_authenticated", False)
+    if page is None and not (is_draft_token(draft_token) and signed_in):
+        raise ValueError("a draft attachment needs a draft token and its uploader")
     name = clean_name(name)
     size = getattr(stream, "size", None) or _size(stream)
     content_type = check_file(name, size)
     attachment = Attachment(
         id=attachment_id or uuid.uuid4(),
         page=page,
+        draft_token="" if page is not None else draft_token,
         original_name=name,
         content_type=content_type,
         size=size,
         sha256=_sha256(stream),
-        uploaded_by=uploaded_by if getattr(uploaded_by, "is_authenticated", False) else None,
+        uploaded_by=uploaded_by if signed_in else None,
     )
     attachment.file.save(name, File(stream, name=name), save=False)
     try:
@@ -129,6 +153,17 @@ def attachment_create(
         attachment.file.delete(save=False)  # no orphan file when the row cannot be written
         raise
     return attachment
+
+
+def attachments_claim(*, page: Page, draft_token: str, uploaded_by: Any) -> int:
+    """Give ``page`` the draft attachments its author pasted into its New page form; returns how many.
+
+    Only the author's own drafts under that token: a token copied from someone else's form claims nothing.
+    """
+    if not is_draft_token(draft_token) or not getattr(uploaded_by, "is_authenticated", False):
+        return 0
+    drafts = Attachment.objects.filter(page__isnull=True, draft_token=draft_token, uploaded_by=uploaded_by)
+    return drafts.update(page=page, draft_token="")
 
 
 def file_sha256(path: PurePath | str) -> str:

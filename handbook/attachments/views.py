@@ -1,4 +1,5 @@
-"""Upload (editors of the page) and download (readers of the page, checked on every request)."""
+"""Upload (editors of the page; before a page exists, editors of its space) and download (readers
+of the page, checked on every request; a draft attachment only by its uploader)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from handbook.attachment_models import Attachment
-from handbook.attachments.services import AttachmentRejected, attachment_create
-from handbook.lookups import editable_page
+from handbook.attachments.services import AttachmentRejected, attachment_create, is_draft_token
+from handbook.lookups import editable_page, editable_space
 from handbook.models import Page
 
 # Served with its own policy: an SVG or a PDF opened from the handbook's origin
@@ -24,10 +25,12 @@ INLINE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg
 
 
 def readable_attachments(user: object) -> QuerySet[Attachment]:
-    """Attachments of pages the user may read, or edit (an editor previews a draft's images)."""
+    """Attachments of pages the user may read, or edit (an editor previews a draft's images), and the
+    user's own files waiting for a page not saved yet."""
     pages = Page.objects.visible_to(user).values("id")
     drafts = Page.objects.editable_by(user).values("id")
-    return Attachment.objects.filter(Q(page_id__in=pages) | Q(page_id__in=drafts))
+    waiting = Q(page__isnull=True, uploaded_by_id=getattr(user, "pk", None))
+    return Attachment.objects.filter(Q(page_id__in=pages) | Q(page_id__in=drafts) | waiting)
 
 
 @login_required
@@ -64,13 +67,33 @@ def attachment_download(request: HttpRequest, attachment_id: uuid.UUID, filename
 def attachment_upload(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResponse:
     """Upload one or more files (``file`` fields); answers JSON for the editor's script."""
     page = editable_page(request.user, space_slug, page_slug)
+    return _store(request, page=page)
+
+
+@login_required
+@require_POST
+def draft_attachment_upload(request: HttpRequest, space_slug: str) -> HttpResponse:
+    """Upload into a New page form before its first save: whoever may create pages in the space.
+
+    The files wait under the form's draft token, readable by the uploader alone, until the page is saved.
+    """
+    editable_space(request.user, space_slug)
+    token = request.POST.get("draft_token", "")
+    if not is_draft_token(token):
+        return JsonResponse({"error": _("This form has expired: reload the page.")}, status=400)
+    return _store(request, page=None, draft_token=token)
+
+
+def _store(request: HttpRequest, *, page: Page | None, draft_token: str = "") -> HttpResponse:
     files = request.FILES.getlist("file")
     if not files:
         return JsonResponse({"error": _("Choose a file to upload.")}, status=400)
     stored, errors = [], []
     for upload in files:
         try:
-            attachment = attachment_create(page=page, stream=upload, name=upload.name or "", uploaded_by=request.user)
+            attachment = attachment_create(
+                page=page, stream=upload, name=upload.name or "", uploaded_by=request.user, draft_token=draft_token
+            )
         except AttachmentRejected as rejected:
             errors.extend(rejected.messages)
             continue

@@ -123,7 +123,7 @@ def space_export(space: Space, out: IO[bytes], *, user: Any) -> dict[str, int]:
     files: list[tuple[Attachment, PurePosixPath]] = []
     # Only the exported pages' files: an attachment is readable exactly when its page is.
     for attachment in Attachment.objects.filter(page__in=pages).order_by("page_id", "created_at"):
-        page_path = paths[attachment.page_id]
+        page_path = paths[attachment.page_id or 0]  # always set: filtered by page, no draft's file
         folder = page_path.parent / f"{page_path.stem if page_path.stem != 'index' else '_'}.files"
         name, n = attachment.original_name, 1
         while folder / name in attachments.values():

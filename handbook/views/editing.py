@@ -20,7 +20,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from handbook import services
 from handbook.approvals import selectors as approvals
 from handbook.approvals.services import page_create_submit, page_submit, revision_submit
-from handbook.attachments.editor import upload_from_editor
+from handbook.attachments.editor import upload_from_editor, upload_from_new_page
+from handbook.attachments.services import attachments_claim, draft_token_new
 from handbook.diff import side_by_side
 from handbook.forms import PageCreateForm, PageEditForm, PreviewForm
 from handbook.lookups import editable_page, editable_space
@@ -55,6 +56,7 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
     start = StartFromTemplateForm(request.GET or None, space=space, user=request.user)
     template = start.cleaned_data["template"] if request.method == "GET" and start.is_valid() else None
     initial = {"body": template.body, "language": template.language} if template is not None else {}
+    initial["draft_token"] = draft_token_new()
     form = PageCreateForm(request.POST or None, space=space, user=request.user, initial=initial)
     flag = TemplateFlagForm(request.POST or None)
     preview = None
@@ -62,6 +64,8 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
         action = request.POST.get("action", "draft")
         if action == "preview":
             preview = _rendered(form.cleaned_data["body"])
+        elif action == "upload":  # the file field without JavaScript: the files wait for the page
+            form = upload_from_new_page(request, space, form)
         else:
             page, approval = page_create_submit(
                 space=space,
@@ -71,6 +75,8 @@ def page_create(request: HttpRequest, space_slug: str) -> HttpResponse:
                 author=request.user,
                 publish=action == "publish",
             )
+            # The files pasted before this first save become the page's.
+            attachments_claim(page=page, draft_token=form.cleaned_data["draft_token"], uploaded_by=request.user)
             if form.cleaned_data["parent"] is not None:
                 services.page_set_parent(page=page, parent=form.cleaned_data["parent"])
             if flag.is_valid() and flag.cleaned_data["is_template"]:
@@ -139,10 +145,10 @@ def page_edit(request: HttpRequest, space_slug: str, page_slug: str) -> HttpResp
     result, reviewed = submitted.result, submitted.reviewed
     if submitted.request is not None:
         messages.success(request, _("Sent for review: readers keep the published text until a reviewer approves it."))
+    elif result.revision is None:  # checked first: an untouched published page is not "Published." again
+        messages.info(request, _("Nothing changed."))
     elif result.published:
         messages.success(request, _("Published."))
-    elif result.revision is None:
-        messages.info(request, _("Nothing changed."))
     else:
         messages.success(request, _("Draft saved as revision %(number)s.") % {"number": result.revision.number})
     if reviewed:

@@ -75,7 +75,8 @@
     return shown.html;
   }
 
-  // --- Uploads: paste, drop or the toolbar's button send files to the page's attachments --
+  // --- Uploads: paste, drop or the toolbar's button send files to the page's attachments
+  // (before a new page's first save, to its draft: they become the page's when it is saved) --
   var cursorPlaced = false;
 
   function insertMarkdown(markdown) {
@@ -98,6 +99,9 @@
     var names = Array.prototype.map.call(files, function (file) { return file.name; }).join(", ");
     var data = new FormData();
     Array.prototype.forEach.call(files, function (file) { data.append("file", file); });
+    // On New page the files wait for the page under the form's draft token.
+    var draft = form && form.querySelector("input[name=draft_token]");
+    if (draft) data.append("draft_token", draft.value);
     // XMLHttpRequest, not fetch: it reports how much of the file has gone up.
     var request = new XMLHttpRequest();
     request.open("POST", uploadUrl);

@@ -1,13 +1,16 @@
 """In Chromium: the Markdown editor (EasyMDE, static/js/editor.js) over the page form.
 
 It loads with its toolbar, builds a table from the toolbar, uploads a pasted or dropped image
-and inserts its Markdown, saves a page it was never asked to change byte for byte as it was,
+and inserts its Markdown (on New page too, before the first save: the picture is in the preview
+and on the published page), saves a page it was never asked to change byte for byte as it was,
 and the form still posts with JavaScript off. No console or CSP error, no other origin.
 """
 
 from __future__ import annotations
 
 import re
+import struct
+import zlib
 from types import SimpleNamespace
 from typing import Any
 
@@ -34,6 +37,19 @@ ROUND_TRIP = (
 )
 BODY = "# Remote work\n\nStaff may work from home.\n"
 PNG = list(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+# A real 2×2 picture: the browser decodes it (naturalWidth), so the test sees it shown, not a broken icon.
+PICTURE = list(
+    b"\x89PNG\r\n\x1a\n"
+    + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0))
+    + _png_chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00\x00\xff\x00" * 2))
+    + _png_chunk(b"IEND", b"")
+)
 
 
 @pytest.fixture
@@ -137,23 +153,77 @@ def test_a_page_saved_without_a_change_is_stored_byte_for_byte(watched, live_ser
     assert site.travel.revisions.get(number=2).body == ROUND_TRIP + "!"
 
 
-def test_the_new_page_says_files_come_after_the_first_save(watched, live_server, site):
+def _paste_image(page: Any, name: str) -> None:
+    page.evaluate(
+        """([name, bytes]) => {
+            const data = new DataTransfer();
+            data.items.add(new File([new Uint8Array(bytes)], name, {type: "image/png"}));
+            document.querySelector(".CodeMirror [contenteditable]").dispatchEvent(
+                new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
+        }""",
+        [name, PICTURE],
+    )
+
+
+def test_an_image_pasted_into_a_new_page_is_in_the_preview_and_on_the_published_page(watched, live_server, site):
+    from handbook.attachment_models import Attachment
+    from handbook.models import Page
+
     page = watched.page
     log_in(page, live_server.url, "editor", "pw-editor")
     page.goto(f"{live_server.url}/spaces/hr/_new/")
     expect(page.locator(".EasyMDEContainer .CodeMirror")).to_be_visible()
-    expect(page.get_by_text("save as draft to attach files")).to_be_visible()
-    expect(page.get_by_role("button", name="Image or file", exact=True)).to_have_count(0)
-    expect(page.locator("#preview")).not_to_contain_text("None")
+    expect(page.get_by_role("button", name="Image or file", exact=True)).to_be_visible()
     page.get_by_label("Title").fill("Parking")
     page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
-    page.keyboard.type("# Parking\n\nAsk the front desk.")
-    expect(page.locator("#preview h1")).to_have_text("Parking")
-    page.get_by_role("button", name="Save draft").click()
-    expect(page.locator(".messages")).to_contain_text("Draft saved.")
+    page.keyboard.type("# Parking\n\nThe car park map:")
+    _paste_image(page, "map.png")
+    expect(page.locator(".js-attachment-status")).to_contain_text("map.png uploaded")
+    expect(page.locator("#id_body")).to_have_value(
+        re.compile(r"^# Parking\n\nThe car park map:\n\n!\[map\.png\]\(/attachments/[0-9a-f-]+/map\.png\)\n$")
+    )
+    # The preview shows the picture: the draft's file is served to its uploader.
+    image = page.locator("#preview img[alt='map.png']")
+    expect(image).to_have_count(1)
+    page.wait_for_function("() => document.querySelector(\"#preview img[alt='map.png']\").naturalWidth > 0")
+    draft = Attachment.objects.get()
+    assert draft.page is None and draft.uploaded_by == site.editor
+
+    page.get_by_role("button", name="Publish", exact=True).click()
+    expect(page).to_have_url(f"{live_server.url}/spaces/hr/parking/")
+    published = page.locator(".prose img[alt='map.png']")
+    expect(published).to_have_count(1)
+    page.wait_for_function("() => document.querySelector(\".prose img[alt='map.png']\").naturalWidth > 0")
+    draft.refresh_from_db()
+    assert draft.page == Page.objects.get(title="Parking") and draft.draft_token == ""
+    assert draft.get_absolute_url() in draft.page.body
+
+
+def test_a_file_dropped_onto_a_new_page_is_linked_and_kept_with_the_page(watched, live_server, site):
     from handbook.models import Page
 
-    assert Page.objects.get(title="Parking").revisions.get().body == "# Parking\n\nAsk the front desk."
+    page = watched.page
+    log_in(page, live_server.url, "editor", "pw-editor")
+    page.goto(f"{live_server.url}/spaces/hr/_new/")
+    page.get_by_label("Title").fill("Forms")
+    page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
+    page.keyboard.type("# Forms")
+    page.evaluate(
+        """() => {
+            const data = new DataTransfer();
+            data.items.add(new File(["a,b\\n1,2\\n"], "claims.csv", {type: "text/csv"}));
+            document.querySelector(".CodeMirror-lines").dispatchEvent(
+                new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
+        }"""
+    )
+    expect(page.locator(".js-attachment-status")).to_contain_text("claims.csv uploaded")
+    expect(page.locator("#id_body")).to_have_value(
+        re.compile(r"^# Forms\n\n\[claims\.csv\]\(/attachments/[0-9a-f-]+/claims\.csv\)\n$")
+    )
+    page.get_by_role("button", name="Save draft").click()
+    expect(page.locator(".messages")).to_contain_text("Draft saved.")
+    saved = Page.objects.get(title="Forms")
+    assert list(saved.attachments.values_list("original_name", flat=True)) == ["claims.csv"]
 
 
 def test_without_javascript_the_plain_form_posts(browser, live_server, site, settings_for_browser):

@@ -128,6 +128,7 @@ def add_every_kind(world: World) -> Objects:
     for attachment in _attachments(world):
         values = {"attachment_id": str(attachment.pk), "filename": attachment.original_name}
         objects.fillings.setdefault(("attachment",), []).append(Filling(values, page_id=attachment.page_id))
+    _add_draft_attachments(world, objects, askers, attachment_create)
     objects.fillings[("attachment", "filename")] = objects.fillings.get(("attachment",), [])
     for slug in world.spaces:
         space = Space.objects.get(slug=slug)
@@ -177,6 +178,22 @@ def _link_translations_and_templates(world: World, live: list[Any], root: Any, l
         set_template(page=templates[-1], is_template=True)
 
 
+def _add_draft_attachments(world: World, objects: Objects, askers: list[Any], create: Any) -> None:
+    """A file pasted into a New page form not saved yet, per person: only its uploader may open it."""
+    for n, uploader in enumerate(askers[:2]):
+        text = marker("pasted", world, n)
+        objects.markers[text] = (f"own:{uploader.username}", 0)
+        draft = create(
+            page=None,
+            stream=io.BytesIO(text.encode()),
+            name=text + ".txt",
+            uploaded_by=uploader,
+            draft_token=f"{world.seed % 1000:03d}{n:029d}",
+        )
+        values = {"attachment_id": str(draft.pk), "filename": draft.original_name}
+        objects.fillings.setdefault(("attachment",), []).append(Filling(values, owner=uploader.username))
+
+
 def _attachments(world: World) -> list[Any]:
     from handbook.attachment_models import Attachment
 
@@ -198,6 +215,10 @@ def allowed_markers(world: World, objects: Objects, username: str) -> set[str]:
     groups = world.memberships[username]
     allowed = set()
     for text, (rule, page_id) in objects.markers.items():
+        if rule.startswith("own:"):  # a draft's file: its uploader's alone
+            if rule == f"own:{username}":
+                allowed.add(text)
+            continue
         space_editor = bool(groups & world.spaces[world.pages[page_id]["space"]]["editors"])
         if (
             (rule == "read" and page_id in readable)

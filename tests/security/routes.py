@@ -43,6 +43,9 @@ WEB: dict[str, Route] = {
     "preview/": Route(writes="signed_in", data={"body": "# x"}),
     "spaces/<slug:space_slug>/": Route(fills=("space",)),
     "spaces/<slug:space_slug>/_new/": Route(fills=("space",), writes="space_editor", data=SAVE),
+    "spaces/<slug:space_slug>/_new/attachments/": Route(
+        fills=("space",), writes="space_editor", data={"draft_token": "0123456789abcdef0123456789abcdef"}
+    ),
     "spaces/<slug:space_slug>/_access/": Route(fills=("space",), writes="space_editor", data={"viewer_groups": ""}),
     "spaces/<slug:space_slug>/_approval/": Route(fills=("space",), writes="space_editor", data={"requires_review": ""}),
     "spaces/<slug:space_slug>/_export/": Route(fills=("space",)),

@@ -15,8 +15,8 @@ from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import parse_query
+from search.retrieval.snippet import highlight
 from search.retrieval.twins import collapse_twins, readable_twin_pairs
-from search.snippet import highlight
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100

@@ -24,8 +24,8 @@ from search.retrieval.confidence import confident_count
 from search.retrieval.hits import Filters, PageHit
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import ParsedQuery, QueryError, parse_query
+from search.retrieval.snippet import highlight
 from search.retrieval.twins import collapse_twins, collapsed_count, twin_pairs
-from search.snippet import highlight
 from summaries.selectors import summaries_for_pages
 
 MAX_PER_PAGE = 50
@@ -159,7 +159,7 @@ def _results(
     """The listed pages with their best passage's snippet, up to three passages and a summary."""
     chunks = resolve.chunks([c.chunk_id for h in window for c in h.chunks[:3]], "id", "anchor", "heading", "text")
     summaries = summaries_for_pages([h.page_id for h in window]) if with_summaries else {}
-    words = parsed.positive_words  # highlight marks the content words among them (search/snippet.py)
+    words = parsed.positive_words  # highlight marks the content words among them (search/retrieval/snippet.py)
     results = []
     for hit in window:
         page = found[hit.page_id]

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from search.retrieval.snippet import highlight
 from search.selectors import search_pages
-from search.snippet import highlight
 from tests.search.retrieval_world import add_page
 
 

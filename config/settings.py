@@ -196,6 +196,7 @@ CELERY_BEAT_SCHEDULE = {
     "purge-old-logs": {"task": "search.tasks.purge_old_logs", "schedule": 24 * 3600.0},
     "review-digests": {"task": "handbook.tasks.send_review_digests", "schedule": 24 * 3600.0},
     "unused-attachments": {"task": "handbook.tasks.remove_unused_attachments", "schedule": 6 * 3600.0},
+    "refit-answer-from-readers": {"task": "search.tasks.refit_answer_from_readers", "schedule": 24 * 3600.0},
 }
 # Questions asked and searches that found nothing are kept this long (search/insights/logs.py).
 ASK_LOG_RETENTION_DAYS = env_int("ASK_LOG_RETENTION_DAYS", 90, minimum=1)
@@ -211,7 +212,6 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "handbook@localhost")
 SITE_URL = env_url("SITE_URL", schemes=("http", "https"))  # links in e-mails; empty: paths only
 
 # --- Embeddings and LLM ------------------------------------------------------
-
 EMBEDDINGS_BASE_URL = env_url("EMBEDDINGS_BASE_URL", schemes=("http", "https"))
 EMBEDDINGS_MODEL = env_str("EMBEDDINGS_MODEL", "" if not EMBEDDINGS_BASE_URL else "text-embedding-3-small")
 EMBEDDINGS_API_KEY = env_str("EMBEDDINGS_API_KEY", "")

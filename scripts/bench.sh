@@ -5,7 +5,7 @@
 #   HANDBOOK_SHARED    corpora + labelled queries (default ../shared)
 #   BENCH_100K=0       skip the ~100k-chunk latency/recall run (its one-off build takes a few minutes)
 #   BENCH_1M=0         skip the ~1M-chunk latency/recall run (one-off build ~25 min on 2 cores, ~12 GB of disk)
-#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion hnsw ask decisions verified import llm statements capacity"   run a subset
+#   BENCH_ONLY="quality scale10k scale100k scale1m indexing ingestion hnsw ask decisions verified import llm statements readers capacity"   run a subset
 #   (ingestion: the GitLab handbook loaded with load_corpus --wait by real workers, against a
 #   served endpoint (whole corpus, ~25 min) and the local model (one page in 20, ~20 min))
 #   (llm: search and Ask with a slow and a never-answering fake LLM provider; it writes its own
@@ -32,7 +32,7 @@ DEFAULT="quality scale10k scale100k scale1m indexing"
 [ -f bench/decisions.py ] && DEFAULT="$DEFAULT decisions"
 [ -f bench/verified.py ] && DEFAULT="$DEFAULT verified"
 [ -d "${HANDBOOK_SHARED:-../shared}/repos" ] && DEFAULT="$DEFAULT import"
-DEFAULT="$DEFAULT llm statements capacity"
+DEFAULT="$DEFAULT llm statements readers capacity"
 ONLY="${BENCH_ONLY:-$DEFAULT}"
 [ "${BENCH_100K:-1}" = "0" ] && ONLY="${ONLY/scale100k/}"
 [ "${BENCH_1M:-1}" = "0" ] && ONLY="${ONLY/scale1m/}"
@@ -73,6 +73,7 @@ for bench in $ONLY; do
     import)    run "Markdown import (../shared/repos)" bench.import_repos ;;
     llm)       run "LLM latency (slow and never-answering provider)" bench.llm_latency ;;
     statements) run "LLM sentences checked against their sources (fake provider, demo)" bench.statement_check ;;
+    readers)   run "Ask learns from its readers: 200 simulated labels, held-out dev questions" bench.reader_labels ;;
     # shellcheck disable=SC2086  # BENCH_CAPACITY_ARGS: words on purpose
     capacity)  run "Capacity: searches per second at rising concurrency, and people typing" bench.capacity ${BENCH_CAPACITY_ARGS:-} ;;
     *) echo "unknown bench: $bench" >&2; exit 2 ;;

@@ -8,11 +8,14 @@ from django.db.models import Count, F, Q
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from kombu.exceptions import OperationalError
 
 from core.queues import enqueue
 from handbook.models import Page
+from search.calibration.reader_fit import FIGURES, RollbackError, roll_back
 from search.calibration.status import calibration_failed, calibration_queued, calibration_status
 from search.embedding.embedders import active_model_name
 from search.models import AskLog, Chunk, DecisionPolicy, IndexState, LexiconWord, QuoteRankerFit, VerifiedAnswer
@@ -71,6 +74,53 @@ class DecisionPolicyAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_rollback_permission(self, request):
+        return request.user.is_superuser
+
+    @admin.display(description=gettext_lazy("Refit from readers"))
+    def readers_refit(self, obj: DecisionPolicy) -> str:
+        readers = (obj.report or {}).get("readers")
+        return readers.get("fitted_at", "") if isinstance(readers, dict) else "—"
+
+    @admin.display(description=gettext_lazy("Previous fit kept"), boolean=True)
+    def can_roll_back(self, obj: DecisionPolicy) -> bool:
+        return bool((obj.previous or {}).get("decisions"))
+
+    @admin.display(description=gettext_lazy("Readers' labels: shipped material before / after"))
+    def readers_before_after(self, obj: DecisionPolicy) -> str:
+        readers = (obj.report or {}).get("readers")
+        if not isinstance(readers, dict) or "shipped_material" not in readers:
+            return "—"
+        shipped = readers["shipped_material"]
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (name, shipped["before"].get(name), shipped["after"].get(name), shipped["tolerance"].get(name, "—"))
+                for name in FIGURES
+            ),
+        )
+        return format_html(
+            "<table><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>{}</table><p>{}: {}</p>",
+            _("figure"),
+            _("before"),
+            _("after"),
+            _("tolerance"),
+            rows,
+            _("labels"),
+            readers.get("labels"),
+        )
+
+    @admin.action(description=gettext_lazy("Roll back to the previous fit"), permissions=["rollback"])
+    def roll_back_selected(self, request, queryset):
+        for row in queryset:
+            try:
+                roll_back(row)
+            except RollbackError as exc:
+                self.message_user(request, str(exc), messages.WARNING)
+            else:
+                self.message_user(request, _("%(model)s: rolled back.") % {"model": row.model}, messages.SUCCESS)
 
 
 @admin.register(IndexState)

@@ -378,6 +378,9 @@ class DecisionPolicy(models.Model):
     model = models.CharField(max_length=200, unique=True)
     decisions = models.JSONField(default=dict)
     report = models.JSONField(default=dict, help_text="Calibration set, figures, when and how it was fitted.")
+    # What the last refit from readers' labels replaced ({"decisions", "report", "replaced"}: the digest
+    # of the decisions it wrote), so an admin can roll back to it while that refit still serves.
+    previous = models.JSONField(default=dict, blank=True, help_text="The decisions a refit from readers replaced.")
     fitted_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -10,6 +10,7 @@ from celery import shared_task
 from handbook.health import heartbeat_write
 from handbook.models import Page
 from search.ask.quote_learning import quote_ranker_fit
+from search.calibration.reader_fit import refit_from_readers
 from search.calibration.status import calibrate_recorded
 from search.embedding.embedders import EmbeddingError
 from search.indexing.pipeline import page_reindex
@@ -103,3 +104,10 @@ def calibrate_model(model: str) -> bool:
     the end of a model switch, the admin's button); ``manage.py calibrate`` refits on demand. Its start
     and a failure are recorded for the admin's index status."""
     return calibrate_recorded(model)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def refit_answer_from_readers() -> dict[str, Any]:
+    """The answer decision learns again from readers' labels and verified answers, kept only when the
+    shipped material says it is no worse (``search/calibration/reader_fit.py``)."""
+    return refit_from_readers()

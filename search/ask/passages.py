@@ -22,6 +22,9 @@ FIRST_PAGE_CHUNKS = 5
 # question's own language first, so an answer can quote the page that has it.
 OTHER_LANGUAGE_PAGES = 2
 OTHER_LANGUAGE_LOOKAHEAD = 30  # pages looked through for them
+# What a passage keeps of its chunk (and of the heads, their language): a chunk's vectors and its
+# revision's whole text are not read, for the up to forty chunks an Ask resolves.
+PASSAGE_FIELDS = ("anchor", "heading", "text", "language", "content_hash", "revision__number")
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -
     # read with the picked chunks in one statement.
     heads = [(ph.page_id, ph.best) for ph in retrieval.pages[:OTHER_LANGUAGE_LOOKAHEAD] if ph.chunks]
     heads = heads if OTHER_LANGUAGE_PAGES > 0 and retrieval.query_language else []
-    chunks = resolve.chunks({h.chunk_id for _, h in picked + heads}, with_revision=True)
+    chunks = resolve.chunks({h.chunk_id for _, h in picked + heads}, *PASSAGE_FIELDS, with_revision=True)
     language = retrieval.query_language
     others = [(pid, hit) for pid, hit in heads if getattr(chunks.get(hit.chunk_id), "language", language) != language]
     for item in others[:OTHER_LANGUAGE_PAGES]:

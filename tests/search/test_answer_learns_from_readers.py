@@ -235,6 +235,9 @@ def test_an_admin_rolls_back_to_the_previous_fit(small_shipped, client, make_use
     assert reader_fit.refit_from_readers(local_embedder(), teaching_material(_good_labels()))["accepted"]
     row = DecisionPolicy.objects.get()
     client.force_login(make_user("root", superuser=True))
+    page = client.get(f"/admin/search/decisionpolicy/{row.pk}/change/").content.decode()
+    shown = row.report["readers"]["shipped_material"]
+    assert f"<td>balanced_accuracy</td><td>{shown['before']['balanced_accuracy']}</td>" in page
 
     response = client.post(
         "/admin/search/decisionpolicy/", {"action": "roll_back_selected", "_selected_action": [row.pk]}

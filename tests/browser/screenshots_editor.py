@@ -1,4 +1,5 @@
-"""Screenshots of the page editor (docs/editor-before.png, docs/editor-after.png).
+"""Screenshots of the page editor (docs/editor-before.png, docs/editor-after.png), and of New page
+with an image pasted before the first save (docs/editor-new-page.png, ``NEW_PAGE_SHOT``).
 
 Not a check, so not collected by ``make test`` (its name is not ``test_*``): run it by path, with
 ``EDITOR_SHOT`` naming the file to write, so the same script takes the "before" shot on an older
@@ -10,6 +11,8 @@ checkout and the "after" shot on this one:
 from __future__ import annotations
 
 import os
+import struct
+import zlib
 from typing import Any
 
 import pytest
@@ -18,6 +21,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import log_in
 
 SHOT = os.environ.get("EDITOR_SHOT", "docs/editor-after.png")
+NEW_PAGE_SHOT = os.environ.get("NEW_PAGE_SHOT", "docs/editor-new-page.png")
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 BODY = """# Travel expenses
@@ -52,3 +56,44 @@ def test_shot_of_the_editor(watched, live_server, handbook):
     expect(page.locator("#preview table")).to_be_visible()
     page.wait_for_timeout(500)
     page.screenshot(path=SHOT, full_page=False)
+
+
+def _png(width: int, height: int) -> bytes:
+    """A floor plan of sorts: blue rooms on a grey ground, enough to see in a screenshot."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(
+        b"\x00"
+        + b"".join(
+            bytes((40, 90, 170)) if (x // 40 + y // 40) % 2 and x % 40 > 8 and y % 40 > 8 else bytes((225, 228, 232))
+            for x in range(width)
+        )
+        for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def test_shot_of_a_new_page_with_a_pasted_image(watched, live_server, handbook):
+    page = watched.page
+    page.set_viewport_size({"width": 1360, "height": 1000})
+    log_in(page, live_server.url, "editor", "pw-editor")
+    page.goto(f"{live_server.url}/spaces/hr/_new/")
+    page.get_by_label("Title").fill("Meeting rooms")
+    page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
+    page.keyboard.type("# Meeting rooms\n\nRooms are booked in the calendar. The second floor:")
+    page.evaluate(
+        """bytes => {
+            const data = new DataTransfer();
+            data.items.add(new File([new Uint8Array(bytes)], "second-floor.png", {type: "image/png"}));
+            document.querySelector(".CodeMirror [contenteditable]").dispatchEvent(
+                new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
+        }""",
+        list(_png(320, 160)),
+    )
+    expect(page.locator(".js-attachment-status")).to_contain_text("second-floor.png uploaded")
+    expect(page.locator("#preview img")).to_be_visible()
+    page.wait_for_function("() => document.querySelector('#preview img').naturalWidth > 0")
+    page.screenshot(path=NEW_PAGE_SHOT, full_page=False)

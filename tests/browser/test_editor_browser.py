@@ -242,6 +242,38 @@ def test_without_javascript_the_plain_form_posts(browser, live_server, site, set
         context.close()
 
 
+def test_without_javascript_a_new_page_uploads_a_file_before_its_first_save(
+    browser, live_server, site, settings_for_browser, tmp_path
+):
+    from handbook.models import Page
+
+    picture = tmp_path / "map.png"
+    picture.write_bytes(bytes(PICTURE))
+    context = browser.new_context(java_script_enabled=False, locale="en-GB")
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "editor", "pw-editor")
+        page.goto(f"{live_server.url}/spaces/hr/_new/")
+        page.get_by_label("Title").fill("Parking")
+        page.get_by_label("Text (Markdown)").fill("# Parking\n\nThe car park map:")
+        page.get_by_label("Add a file (or drop it onto the text)").set_input_files(str(picture))
+        page.get_by_role("button", name="Upload", exact=True).click()
+        expect(page.locator(".messages")).to_contain_text("File uploaded")
+        expect(page.get_by_label("Text (Markdown)")).to_have_value(
+            re.compile(r"^# Parking\n\nThe car park map:\n\n!\[map\.png\]\(/attachments/[0-9a-f-]+/map\.png\)\n$")
+        )
+        page.get_by_role("button", name="Publish", exact=True).click()
+        expect(page).to_have_url(f"{live_server.url}/spaces/hr/parking/")
+        expect(page.locator(".prose img[alt='map.png']")).to_have_count(1)
+        src = page.locator(".prose img[alt='map.png']").get_attribute("src")
+        served = page.request.get(f"{live_server.url}{src}")  # with the reader's cookies, as the <img> asks
+        assert served.status == 200 and served.body() == bytes(PICTURE)
+        saved = Page.objects.get(title="Parking")
+        assert list(saved.attachments.values_list("original_name", flat=True)) == ["map.png"]
+    finally:
+        context.close()
+
+
 def test_the_editor_speaks_french(watched, live_server, site):
     page = watched.page
     log_in(page, live_server.url, "editor", "pw-editor")

@@ -1,6 +1,6 @@
 """Ask learns from its readers: simulated Yes/No labels on dev questions, measured on held-out ones.
 
-    python -m bench.reader_labels [--labels 200] [--seed 0] [--noise 0.1] [--readers 40]
+    python -m bench.reader_labels [--labels 200] [--seed 0] [--noise 0.1] [--readers 40] [--verified K]
 
 The dev questions (``../shared/eval/dev-handbooks.jsonl`` and ``dev-crosslang.jsonl``) become
 calibration material: the pages they grade 2 are chunked as the index chunks them
@@ -20,6 +20,9 @@ material and the labels, with the safety check on the shipped material). Both de
 after, are measured by the product's ``reader_fit.measured`` on the held-out questions: share of
 answerable questions answered, of unanswerable ones declined, answered sure (sure coverage), and the
 share of sure answers whose unit holds the evidence (sure precision).
+
+``--verified K``: an editor verifies (the evidence sentence) K of the questions readers said No to on a
+no-answer; results then go to ``reader_labels_verifiedK.json``.
 
 It needs no corpora loaded: only a database (``bench_reader_labels``, migrated here) for the policy
 and the text search configuration the calibration reads words with.
@@ -144,7 +147,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
     from search.calibration.answer_fit import _questions
     from search.calibration.calibration_set import CalibrationSet, calibration_set
     from search.calibration.query_fit import calibration_handbook
-    from search.calibration.reader_labels import ReaderLabel, teaching_material
+    from search.calibration.reader_labels import ReaderLabel, VerifiedLabel, teaching_material
     from search.decisions.answer import ANSWER
     from search.decisions.policy import forget, policy_for
     from search.embedding.embedders import local_embedder
@@ -195,7 +198,14 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         unit, right = shown
         passage = by_id[unit.passage.ref]
         labels.append(ReaderLabel(person, question.text, question.language, right != flip, passage, unit.unit.text))
-    taught = teaching_material(labels)
+    # Editors verify up to ``--verified`` of the questions readers said No to on a no-answer.
+    declined = list(dict.fromkeys(x.question for x in labels if x.passage is None and not x.helpful))
+    verified = [
+        VerifiedLabel(q.text, q.language, by_id[q.passage], q.answer)
+        for q in labelled
+        if q.passage is not None and q.text in declined[: args.verified]
+    ]
+    taught = teaching_material(labels, verified)
     new, figures = reader_fit.candidate_fit(embedder, taught, current)
     evaluated = material(held_out)
     handbook = calibration_handbook(evaluated, embedder)
@@ -218,6 +228,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--noise", type=float, default=0.1, help="share of readers who answer the other way")
     parser.add_argument("--readers", type=int, default=40)
+    parser.add_argument("--verified", type=int, default=0, help="questions declined then verified by an editor")
     args = parser.parse_args()
     common.setup(database="bench_reader_labels")
     result = simulate(args)
@@ -242,7 +253,7 @@ def main() -> None:
         ),
         note=f"accepted: {safety['accepted']}",
     )
-    common.write_results("reader_labels", result)
+    common.write_results("reader_labels" + (f"_verified{args.verified}" if args.verified else ""), result)
 
 
 def reader_fit_figures() -> tuple[str, ...]:

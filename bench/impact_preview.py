@@ -8,7 +8,9 @@ some of its facts, rewords others, drops a section and adds one. Then:
 - **time**: ``impact_preview`` of the draft as the editor, ``--runs`` times after one warm-up run,
   with the product's bounds (``MAX_PREVIEWED`` questions, ``BUDGET_S``) and with every question
   previewed (no bound), p50 and p95 (goal: p95 <= 3 s on 2 cores, bounded); and every question
-  inside a transaction, where the "now" answers run before the draft's instead of beside them;
+  inside a transaction, where the "now" answers run before the draft's instead of beside them, with
+  the CPU seconds it cost this process and its Postgres backend (wall time on a shared machine says
+  as much about the other load as about the preview);
 - **truth**: the draft is then published and indexed as a worker would (answer-unit vectors
   stored too, where the preview computed them), each previewed question is asked again as the
   editor, and its answer compared with the preview's "after" (same mode, text, and (page, quote)
@@ -27,7 +29,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 from bench.common import CORPORA, bench_user, md_table, percentile, section, setup, write_results
@@ -212,6 +216,22 @@ def _chunk_rows(page: Any) -> list[tuple[Any, ...]]:
     )
 
 
+def _cpu_s() -> tuple[float, float]:
+    """CPU seconds used so far by this process and by its Postgres backend (a local server): what a
+    preview costs whatever else the machine runs, which its wall time on a shared machine does not say."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        backend = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:  # a remote server: its CPU is not ours to read
+        backend = float("nan")
+    return time.process_time(), backend
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -240,14 +260,20 @@ def main() -> None:
         "every question, one after the other": {"limit": len(QUESTIONS), "budget_s": 600.0, "in_transaction": True},
     }
     timings: dict[str, list[float]] = {name: [] for name in modes}
+    cpu: list[tuple[float, float]] = []  # (this process, its Postgres backend) of the one-after-the-other preview
     previews: dict[str, Any] = {}
     for _run in range(args.runs):
         for name, options in modes.items():
             options = dict(options)
-            wrap = transaction.atomic() if options.pop("in_transaction", False) else contextlib.nullcontext()
+            in_transaction = options.pop("in_transaction", False)
+            wrap = transaction.atomic() if in_transaction else contextlib.nullcontext()
             started = time.perf_counter()
             with wrap:
+                before = _cpu_s() if in_transaction else (0.0, 0.0)
                 previews[name] = impact_preview(user=editor, page=page, revision=draft, **options)
+                if in_transaction:
+                    after = _cpu_s()
+                    cpu.append((after[0] - before[0], after[1] - before[1]))
             timings[name].append(time.perf_counter() - started)
     page.refresh_from_db()
     untouched = (
@@ -288,6 +314,20 @@ def main() -> None:
         f"Bounded: MAX_PREVIEWED={MAX_PREVIEWED}, BUDGET_S={BUDGET_S}. Goal: p95 <= 3 s bounded.",
     )
     section(
+        "CPU of the preview, every question one after the other (seconds, median)",
+        md_table(
+            ["this process", "its Postgres backend", "together"],
+            [
+                [
+                    percentile([c[0] for c in cpu], 50),
+                    percentile([c[1] for c in cpu], 50),
+                    percentile([sum(c) for c in cpu], 50),
+                ]
+            ],
+            digits=2,
+        ),
+    )
+    section(
         "Preview against the answers after publishing",
         md_table(["previewed", "equal", "unequal", "nothing written"], [[len(asked), equal, len(unequal), untouched]]),
         "Marks: " + ", ".join(f"{k} {v}" for k, v in sorted(marks.items())),
@@ -302,6 +342,10 @@ def main() -> None:
             "timings_s": {
                 name: {"runs": values, "p50": percentile(values, 50), "p95": percentile(values, 95)}
                 for name, values in timings.items()
+            },
+            "cpu_s_one_after_the_other": {
+                "runs": [{"process": c[0], "postgres_backend": c[1]} for c in cpu],
+                "p50_together": percentile([sum(c) for c in cpu], 50),
             },
             "not_previewed": {name: p.not_previewed for name, p in previews.items()},
             "marks": marks,

@@ -9,7 +9,7 @@ the page's Markdown, section by section:
   ends with a colon ("Cards are issued to employees who: travel for work more
   than four times a year, or");
 - a table row with its column headers and the table's heading
-  ("Barème 2026 — Destination: Norvège; Indemnité par jour: 70 €").
+  ("Barème 2026 — Destination: Norvège; Indemnité par jour: 70 €"), in plain text too.
 
 Code blocks, shell commands, headings and navigation (lines that are mostly
 links, "see also") are never units; page-introduction sentences ("This page
@@ -41,7 +41,7 @@ __all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units
 
 # Bumped whenever the rule that cuts a page into units changes: stored unit vectors are marked with
 # it (``search/indexing/unit_vectors.py``), so the sweep stores the new units of every page once.
-RULES_VERSION = 3
+RULES_VERSION = 4
 MAX_LEAD_WORDS = 30  # a longer introduction is quoted as its own sentence, not before every item
 MAX_ITEM_WORDS = 60  # a longer list item is split into sentences
 NAVIGATION_LINK_SHARE = 0.6  # a line made mostly of link text is navigation
@@ -342,10 +342,16 @@ def sentence_units(text: str, anchor: str = "", heading: str = "") -> list[Unit]
     """Units of plain text (no Markdown at hand): its sentences, code-like lines left out."""
     units: list[Unit] = []
     for piece in split_tables(text) if has_table(text) else [text]:
-        if not isinstance(piece, str):  # an HTML table's rows: their cells, never their tags
-            for row in piece:
-                cells = "; ".join(c for c in row.cells if c)
-                units.append(Unit(cells, "row", anchor, heading, row.source, False, False, len(units), row.cells))
+        if not isinstance(piece, str):  # an HTML table's rows: their cells named by their headers, never tags
+            header = next((row.cells for row in piece if row.header), ())
+            for row in [row for row in piece if not row.header] or piece:
+                names = [header[i] if i < len(header) else "" for i in range(len(row.cells))]
+                named = "; ".join(
+                    f"{h}: {c}" if h and h != c else c for h, c in zip(names, row.cells, strict=True) if c
+                )
+                units.append(
+                    Unit(named, "row", anchor, heading, row.source, False, False, len(units), row.cells, header)
+                )
             continue
         for sentence in split_sentences(piece):
             shown = without_markup(sentence)

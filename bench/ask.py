@@ -15,6 +15,9 @@ asked as the ``bench-handbooks`` user (reads the three handbooks):
   off, so each threshold's answered / declined / evidence-hit figures are exact;
 - how sure: per set, the evidence hit among the answers given as sure and as unsure, the share of
   answerable questions answered sure and the share of unanswerable ones answered sure;
+- the kind of answer asked: among the answers to questions asking for a date, an amount, a count or a
+  person ("when", "how much", "how many", "who": ``search/ask/asked_kind.py``), the share whose lead
+  quote holds that kind;
 - overhead: Ask without an LLM (retrieval + passages + the extractive writer), cold caches.
 
 Run: python -m bench.ask   (after the corpora are loaded by bench.search or make bench)
@@ -218,6 +221,25 @@ def _confidence_split(rows: list[dict[str, Any]]) -> list[list[Any]]:
     return out
 
 
+def _right_kind(question: str, row: dict[str, Any]) -> bool | None:
+    """Whether the lead quote holds the kind asked; None when the question asks for no such kind or
+    was not answered."""
+    from analysis.answer_units import Unit
+    from search.ask.asked_kind import asked_kind, holds
+    from search.calibration.answer_fit import RIGHT_KINDS
+
+    kind = asked_kind(question)
+    if kind not in RIGHT_KINDS or not row["answered"] or not row["quotes"]:
+        return None
+    lead = row["quotes"][0]
+    return holds(kind, Unit(lead, "sentence", "", "", lead))  # a row's text names its cells: "Days: 27"
+
+
+def _right_kind_share(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    judged = [r["right_kind"] for r in rows if r.get("right_kind") is not None]
+    return {"answers": len(judged), "share": mean(1.0 if held else 0.0 for held in judged)}
+
+
 def _overhead_over_every_corpus(sets: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
     """The same questions asked by the ``bench`` user, who reads every corpus loaded (the FAQ corpora
     too, when ``bench.search`` or ``make bench`` loaded them): Ask's overhead at that index size."""
@@ -284,6 +306,7 @@ def main() -> None:
                 "confidence": answer.confidence,
                 **judge(q, answer),
             }
+            row["right_kind"] = _right_kind(q["query"], row)
             if scorer is not None:
                 with extractive_answer.answer_always():
                     ungated = answer_question(
@@ -301,6 +324,11 @@ def main() -> None:
     print(
         f"\nAsk without an LLM (retrieval + passages + extractive writer, cold caches): "
         f"p50 {percentile(ask_ms, 50):.0f} ms, p95 {percentile(ask_ms, 95):.0f} ms (n={len(ask_ms)})"
+    )
+    kind = _right_kind_share(rows)
+    print(
+        f"\nRight kind: {kind['share']:.3f} of the {kind['answers']} answers to questions asking for a date, "
+        "an amount, a count or a person hold that kind in their lead quote"
     )
     wide = _overhead_over_every_corpus(sets)
     sweep: list[list[Any]] = []
@@ -321,6 +349,7 @@ def main() -> None:
                 "ask_p95_ms": percentile(ask_ms, 95),
                 "ask_every_corpus": wide,
                 "confidence": [dict(zip(CONFIDENCE_HEADERS, r, strict=True)) for r in confidence],
+                "right_kind": kind,
                 "sweep": sweep,
                 "rows": rows,
             },

@@ -115,14 +115,19 @@ def extractive_answer(
     quotes = selection.quotes
     parts: list[str] = []
     citations: list[Citation] = []
-    numbers: dict[int, int] = {}
+    # Each page is a source once (two passages of one page are one source), listing every sentence
+    # quoted from it.
+    sources: dict[tuple[int, str], Citation] = {}
     for quote in quotes:
         passage = quote.passage
-        if passage.number not in numbers:
-            numbers[passage.number] = len(citations) + 1
-            citations.append(citation(passage, quote.sentence))
-            citations[-1].number = numbers[passage.number]
-        label = f"[{numbers[passage.number]}]"
+        source = sources.get((passage.page_id, passage.ref))
+        if source is None:
+            source = sources[(passage.page_id, passage.ref)] = citation(passage, quote.sentence)
+            source.number = len(citations) + 1
+            citations.append(source)
+        elif quote.sentence not in source.quote:
+            source.quote = f"{source.quote} … {quote.sentence}"
+        label = f"[{source.number}]"
         if passage.language != language:  # say which language a quoted sentence is in
             label = f"({LANGUAGE_NAMES.get(passage.language, passage.language)}) {label}"
         parts.append(f"“{quote.sentence}” {label}")

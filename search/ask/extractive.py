@@ -11,15 +11,17 @@ Choosing the quote looks for the answer, not only for shared words:
    by how rare it is among the units at hand, with the question translated
    word by word for units in the other language; plus the kind of thing asked
    ("how many / combien" wants a number, "how long" a duration, "who" a
-   person or team, "where" a place, tool or link); filler ("This page
-   explains…", "see also") and code never compete;
+   person or team, "where" a place, tool or link: ``search/ask/fitted_kind.py``);
+   filler ("This page explains…", "see also") and code never compete;
 2. every unit whose vector is stored at index time
    (``search/indexing/unit_vectors.py``) is compared with the question by meaning, and so are the
    best few by words even when not stored yet (a page saved a moment ago: those are embedded now);
    the model's fitted answer decision (``search/decisions/answer.py``) then scores each from its
-   words, kind, similarity, language and passage rank;
-3. the answer is the best unit; when the decision is sure of it, up to two more that it is sure of
-   too, within 80 words (one fact, well quoted: an unsure answer is its best unit alone);
+   words, kind, similarity and language;
+3. the answer is the best unit (the units the search snippet under the best result shows are always
+   compared: ``search/ask/snippet_units.py``); when the decision is sure of it, up to two
+   more that it is sure of too and that each state something the quotes before them do not, within
+   80 words (one fact, well quoted: an unsure answer is its best unit alone);
 4. the passages answer the question when their best unit is an answer (the decision's threshold,
    fitted per embedding model by ``manage.py calibrate``). Without a policy for the model yet, the
    words choose and decide, and no answer is sure.
@@ -31,7 +33,6 @@ import contextlib
 import contextvars
 import logging
 import math
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,16 +40,18 @@ from typing import Any
 import numpy as np
 
 from analysis.answer_units import Unit, passage_units
-from core.text import content_words, prefix_stem, words
+from core.text import content_words
 from handbook.inline_html import without_markup
-from search.ask.asked_kind import KIND_PENALTY, asked_kind, kind_score
+from search.ask.asked_kind import asked_kind, kind_match
+from search.ask.fitted_kind import KIND_PENALTY, feature_kind, kind_score
 from search.ask.passages import Passage
+from search.ask.question_words import names_asked, question_stems, stems, without_exclusions
+from search.ask.snippet_units import in_snippet
 from search.ask.unit_embeddings import unit_vectors
 from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_sure, unit_score
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
-from search.retrieval.query_translation import query_translations
 
 logger = logging.getLogger(__name__)
 
@@ -85,9 +88,11 @@ class Candidate:
     rank: int
     words: float = 0.0
     kind: float = 0.0
+    kind_match: float = 0.0  # 1: holds the kind asked; -1: holds none of it; 0: nothing in particular asked
     similarity: float | None = None
     other_language: bool = False  # the unit is not in the question's language
     fitted: float | None = None  # the answer decision's logit, once compared by meaning
+    said: frozenset[str] = frozenset()  # the unit's word stems beyond the question's: what it states
 
     @property
     def score(self) -> float:
@@ -97,49 +102,7 @@ class Candidate:
         return self.words + self.kind + RANK_PRIOR / (1 + self.rank)
 
     def features(self) -> UnitFeatures:
-        return UnitFeatures(self.words, self.kind, self.similarity or 0.0, self.other_language)
-
-
-def _stems(words: list[str]) -> set[str]:
-    return {prefix_stem(w) for w in words if len(w) >= 3 or w.isdigit()}
-
-
-# "France (hors Paris)", "all countries except Norway": the word after such a marker is what the
-# unit is *not* about, so it must not count as the question's word there.
-_EXCLUSION_RE = re.compile(
-    r"\b(?:hors|sauf|except(?:\s+for)?|excepté|excluding|outside(?:\s+of)?|other\s+than|autres?\s+que|"
-    r"à\s+l'exception\s+d[eu']?)\s+(?:(?:de|du|des|la|le|les|the|of)\s+|[ld]')?[\w-]+",
-    re.IGNORECASE,
-)
-
-
-def _without_exclusions(text: str) -> str:
-    return _EXCLUSION_RE.sub(" ", text)
-
-
-def _names(question: str) -> set[str]:
-    """Stems of the question's capitalised words past its first word: names of places, tools, teams."""
-    tokens = re.findall(r"[^\W\d_][\w'-]*", question)
-    return _stems([w for t in tokens[1:] if t[0].isupper() and not t.isupper() for w in words(t)])
-
-
-def _question_stems(question: str, language: str, passages: list[Passage]) -> dict[str, set[str]]:
-    """Question stems for units of each language: the question's own, plus its word translation."""
-    own = _stems(content_words(question, language))
-    stems = {language: own}
-    for other in {p.language for p in passages} - {language}:
-        translated = _translation(question, language, other)
-        stems[other] = own | _stems(content_words(translated, other)) if translated else own
-    return stems
-
-
-def _translation(question: str, source: str, target: str) -> str:
-    """The question in ``target`` as retrieval translated it (cached there); "" when there is none."""
-    try:
-        return query_translations(question, source).get(target, "")
-    except Exception as exc:  # a translation is a bonus
-        logger.warning("question translation unavailable for quoting: %s", exc)
-        return ""
+        return UnitFeatures(self.words, self.kind, self.similarity or 0.0, self.other_language, self.kind_match)
 
 
 def candidates(question: str, language: str, passages: list[Passage]) -> list[Candidate]:
@@ -160,21 +123,21 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[Ca
                 for u in units.get(passage.number, [])
                 if u.text not in seen
             )
-    question_stems = _question_stems(question, language, passages)
-    unit_stems = [_stems(content_words(_without_exclusions(c.unit.text), c.passage.language)) for c in pool]
-    context_stems = [_stems(content_words(f"{c.unit.heading} {c.passage.title}", c.passage.language)) for c in pool]
+    asked_stems = question_stems(question, language, passages)
+    unit_stems = [stems(content_words(without_exclusions(c.unit.text), c.passage.language)) for c in pool]
+    context_stems = [stems(content_words(f"{c.unit.heading} {c.passage.title}", c.passage.language)) for c in pool]
     # A word's weight: how rare it is among the units at hand (a word every unit has picks none).
     frequency: dict[str, int] = {}
     for s in unit_stems:
         for stem in s:
             frequency[stem] = frequency.get(stem, 0) + 1
-    asked = asked_kind(question)
-    names = _names(question)
+    asked, fitted_kind = asked_kind(question), feature_kind(question)
+    names = names_asked(question)
     # When the question names something (Paris, Slack) that some units name too, the others are
     # about something else: "per diem for Paris" is the Paris row, not the day-trip meal limit.
     named = bool(names) and any(names & own for own in unit_stems)
     for c, own, context in zip(pool, unit_stems, context_stems, strict=True):
-        wanted = question_stems.get(c.passage.language) or question_stems[language]
+        wanted = asked_stems.get(c.passage.language) or asked_stems[language]
         weights = {
             w: math.log(1 + len(pool) / (1 + frequency.get(w, 0))) * (NAME_WEIGHT if w in names else 1.0)
             for w in wanted
@@ -184,7 +147,9 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[Ca
             weights[w] for w in (wanted & context) - own
         )
         c.words = held / total
-        c.kind = kind_score(asked, c.unit)
+        c.said = frozenset(own - wanted)
+        c.kind_match = kind_match(asked, c.unit)
+        c.kind = kind_score(fitted_kind, c.unit)
         if named and not names & own:
             c.kind -= NAME_PENALTY
         if c.unit.text.rstrip().endswith((":", "?")):
@@ -276,6 +241,7 @@ def select_quotes(
     """The units to quote and the answerability score of the best one (``reorder``: quote_learning.py)."""
     if not passages:
         return Selection([], None)
+    decision = answer_decision(embedder.model_name) if embedder is not None else None
     pool = candidates(question, language, passages)
     if not pool:
         return Selection([], None)
@@ -286,7 +252,12 @@ def select_quotes(
     for passage in passages:
         own = [c for c in pool if c.passage is passage][:PER_PASSAGE]
         shortlist.extend(c for c in own if c not in shortlist)
-    decision = answer_decision(embedder.model_name) if embedder is not None else None
+    # and the units the search snippet under the best result shows: compared by meaning, so the decision
+    # never leads with a unit it scores below one of them (a learnt order from verified answers still may)
+    first = passages[0]
+    shown = {id(u) for u in in_snippet(question, first.text, [c.unit for c in pool if c.passage is first])}
+    snippet = [c for c in pool if c.passage is first and id(c.unit) in shown]
+    shortlist.extend(c for c in snippet if c not in shortlist)
     scored = False
     if question_vector is not None and embedder is not None and decision is not None:
         try:
@@ -308,13 +279,18 @@ def select_quotes(
     if judged is not None and lead_sure:
         words = len(best.unit.text.split())
         following = _following(best, pool)
-        if following is not None and _sure(following, judged) and words + _words(following) <= MAX_WORDS:
+        if (
+            following is not None
+            and _sure(following, judged)
+            and _adds(following, chosen)
+            and words + _words(following) <= MAX_WORDS
+        ):
             chosen.append(following)
             words += _words(following)
         for c in shortlist[1:]:
             if len(chosen) >= MAX_QUOTES:
                 break
-            if c in chosen or words + _words(c) > MAX_WORDS or not _sure(c, judged):
+            if c in chosen or words + _words(c) > MAX_WORDS or not _sure(c, judged) or not _adds(c, chosen):
                 continue
             chosen.append(c)
             words += _words(c)
@@ -334,6 +310,11 @@ def select_quotes(
 
 def _words(c: Candidate) -> int:
     return len(c.unit.text.split())
+
+
+def _adds(c: Candidate, chosen: list[Candidate]) -> bool:
+    """Whether the unit states something the quotes chosen do not: a word of its own beyond the question's."""
+    return bool(c.said - frozenset().union(*(q.said for q in chosen)))
 
 
 def _sure(c: Candidate, decision: Decision) -> bool:

@@ -17,6 +17,9 @@ the ``answer`` threshold up, at which the best unit states the answer for at lea
 of the questions it answers (unanswerable ones count as wrong there); when no threshold reaches that,
 the one with the highest such precision among those answering at least ``SURE_MIN_COVERAGE`` of the
 answerable questions, and the report says the fallback was used.
+
+The report also gives the right-kind share: among the questions answered held out that ask for a date,
+an amount, a count or a person (``search/ask/asked_kind.py``), those whose best unit holds that kind.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
+from analysis.answer_units import Unit
 from core.text import detect_language
+from search.ask.asked_kind import HOW_MANY, HOW_MUCH, WHEN, WHO, asked_kind, holds
 from search.ask.extractive import Candidate, candidates
 from search.ask.passages import Passage
 from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
@@ -43,6 +48,7 @@ PASSAGES_PER_QUESTION = 5  # the nearest passages a question's Ask is given here
 SURE_PRECISION = 0.9
 # The fallback's floor: a precision reached only on a handful of questions says nothing held out.
 SURE_MIN_COVERAGE = 0.05
+RIGHT_KINDS = (WHEN, HOW_MUCH, HOW_MANY, WHO)  # the kinds whose share of right answers the report gives
 
 
 @dataclass
@@ -99,6 +105,14 @@ def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embed
         ]
         out.append(_Question(question, units, labels))
     return out
+
+
+def right_kind(answered: list[tuple[str, Unit]]) -> dict[str, float | int]:
+    """Among (question, lead unit) answered, those asking for a date, an amount, a count or a person: the
+    share whose lead unit holds that kind (``search/ask/asked_kind.py``)."""
+    specific = [(asked_kind(q), unit) for q, unit in answered if asked_kind(q) in RIGHT_KINDS]
+    held = sum(holds(kind, unit) for kind, unit in specific)
+    return {"questions": len(specific), "share": round(held / len(specific), 4) if specific else 0.0}
 
 
 def best_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[float, float]:
@@ -158,9 +172,10 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
         held_out[test] = model.decision_function(z[test])
     model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(z, y)
     best_unit: dict[int, tuple[float, int]] = {}
-    for (i, _c, label), logit in zip(rows, held_out, strict=True):
+    lead: dict[int, Candidate] = {}
+    for (i, c, label), logit in zip(rows, held_out, strict=True):
         if i not in best_unit or logit > best_unit[i][0]:
-            best_unit[i] = (float(logit), label)
+            best_unit[i], lead[i] = (float(logit), label), c
     probability = {i: float(1.0 / (1.0 + np.exp(-logit))) for i, (logit, _label) in best_unit.items()}
     answerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is not None]
     unanswerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is None]
@@ -179,6 +194,9 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
             ),
             "mean": round(balanced, 4),
             "first_unit_states_the_answer": round(sum(best_unit[i][1] for i in stated) / max(1, len(stated)), 4),
+            "right_kind": right_kind(
+                [(q.question.text, lead[i].unit) for i, q in enumerate(questions) if probability[i] >= threshold]
+            ),
         },
         "sure": sure_figures,
         "rules": {

@@ -7,7 +7,7 @@ meaning from named features:
   more, the heading path and page title counting half) the unit holds;
 - ``kind``: whether the unit is the kind of thing asked (a number for "how many", a person or team
   for "who", a place or link for "where"…), holds the names asked about, opens its section, or only
-  leads in (``search/ask/asked_kind.py``);
+  leads in (``search/ask/fitted_kind.py``);
 - ``similarity`` to the question, ``other_language`` (the unit is not in the question's language:
   its words are matched only through a sparse word translation) and their product;
 
@@ -43,6 +43,9 @@ class UnitFeatures:
     kind: float
     similarity: float
     other_language: bool
+    # Whether the unit holds the kind asked (``search/ask/asked_kind.py``): measured as a feature a fit may
+    # take (``bench/ask_kind.py``), not one of ``FEATURES``.
+    kind_match: float = 0.0
 
     def values(self) -> dict[str, float]:
         other = float(self.other_language)
@@ -52,6 +55,7 @@ class UnitFeatures:
             "similarity": self.similarity,
             "other_language": other,
             "other_language_similarity": other * self.similarity,
+            "kind_match": self.kind_match,
         }
 
 

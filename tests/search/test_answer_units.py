@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from analysis.answer_units import page_units, sentence_units
-from search.ask.asked_kind import asked_kind
 
 PER_DIEM = """# Indemnités journalières
 
@@ -92,17 +91,6 @@ def test_the_page_own_dates_are_filler() -> None:
     assert [u.filler for u in dated] == [True, False, True, True, False]
 
 
-def test_asked_kind() -> None:
-    assert asked_kind("How many days of annual leave do I get?") == "quantity"
-    assert asked_kind("combien de jours de congés ai-je ?") == "quantity"
-    assert asked_kind("Quel est le montant du per diem pour la Norvège ?") == "quantity"
-    assert asked_kind("What is the minimum password length?") == "quantity"
-    assert asked_kind("who approves my expense report") == "who"
-    assert asked_kind("à qui envoyer mon arrêt maladie") == "who"
-    assert asked_kind("where do I book a train") == "where"
-    assert asked_kind("can I bring my dog to the office") == ""
-
-
 def test_markup_lines_and_bare_lead_ins_are_not_quoted() -> None:
     markup = '\n<div id="b5" class="usa-accordion__content" markdown=1>\n\nText.\n'
     units = {u.text: u for u in page_units(CARD + markup)}
@@ -155,6 +143,9 @@ def test_html_tables_are_read_row_by_row_with_their_headers() -> None:
     # a chunk whose page units are unknown (plain text fallback) quotes the cells, not the tags
     plain = sentence_units("<table><tr><td>Norvège</td><td>70 €</td></tr></table>")
     assert [(u.kind, u.text) for u in plain] == [("row", "Norvège; 70 €")]
+    # with a header row, its cells are named by their column headers, as a Markdown table's are
+    headed = sentence_units("<table><tr><th>Pays</th><th>Jours</th></tr><tr><td>Norvège</td><td>27</td></tr></table>")
+    assert [(u.kind, u.text, u.header) for u in headed] == [("row", "Pays: Norvège; Jours: 27", ("Pays", "Jours"))]
 
 
 def test_line_breaks_typed_in_table_cells_are_not_quoted() -> None:

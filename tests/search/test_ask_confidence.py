@@ -63,12 +63,15 @@ def _decision() -> Decision:
     return decision
 
 
-def _features_at(decision: Decision, probability: float, *, words: float = 0.5, kind: float = 0.0) -> UnitFeatures:
+def _features_at(
+    decision: Decision, probability: float, *, words: float = 0.5, kind: float = 0.0, kind_match: float = 0.0
+) -> UnitFeatures:
     """Literal features whose probability under ``decision`` is ``probability``: the similarity solves the logit."""
     weights = dict(zip(decision.features, decision.weights, strict=True))
     rest = decision.intercept + weights["words"] * words + weights["kind"] * kind
+    rest += weights.get("kind_match", 0.0) * kind_match
     similarity = (math.log(probability / (1 - probability)) - rest) / weights["similarity"]
-    return UnitFeatures(words, kind, similarity, False)
+    return UnitFeatures(words, kind, similarity, False, kind_match)
 
 
 def _store(decision: Decision) -> None:
@@ -154,7 +157,9 @@ def _select(monkeypatch, decision: Decision, probabilities: dict[str, float]) ->
     def by_meaning(_vector, pool, _shortlist, _embedder):  # type: ignore[no-untyped-def]
         for c in pool:
             wanted = next((p for start, p in probabilities.items() if c.unit.text.startswith(start)), low)
-            c.similarity = _features_at(decision, wanted, words=c.words, kind=c.kind).similarity
+            c.similarity = _features_at(
+                decision, wanted, words=c.words, kind=c.kind, kind_match=c.kind_match
+            ).similarity
         return list(pool)
 
     monkeypatch.setattr(extractive, "score_by_meaning", by_meaning)

@@ -158,6 +158,34 @@ class IndexStateAdmin(admin.ModelAdmin):
             self.message_user(request, "Re-embedding of every page queued.", messages.SUCCESS)
         return TemplateResponse(request, "admin/search/reembed_done.html", {"overview": index_overview()})
 
+    def calibrate_view(self, request):
+        """Queue the calibration of the configured model (POST only; it fits only a model with no policy)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        model = active_model_name()
+        if not model:
+            self.message_user(request, _("Embeddings are off: there is no model to calibrate."), messages.WARNING)
+        elif not calibration_status(model).can_run:
+            self.message_user(request, _("%(model)s already has a policy.") % {"model": model}, messages.INFO)
+        else:
+            calibration_queued(model)  # before: an eager run records its own end
+            try:
+                enqueue("search.tasks.calibrate_model", model)
+            except OperationalError as exc:
+                calibration_failed(model, f"could not queue it: {exc}")
+                self.message_user(
+                    request, _("Could not queue the calibration: %(error)s") % {"error": exc}, messages.ERROR
+                )
+            else:
+                self.message_user(
+                    request,
+                    _("Calibration of %(model)s queued: a worker runs it.") % {"model": model},
+                    messages.SUCCESS,
+                )
+        return HttpResponseRedirect(reverse("admin:search_indexstate_changelist"))
+
 
 @admin.register(Chunk)
 class ChunkAdmin(admin.ModelAdmin):
@@ -210,34 +238,6 @@ class QuoteRankerFitAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
-
-    def calibrate_view(self, request):
-        """Queue the calibration of the configured model (POST only; it fits only a model with no policy)."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        if not self.has_change_permission(request):
-            raise PermissionDenied
-        model = active_model_name()
-        if not model:
-            self.message_user(request, _("Embeddings are off: there is no model to calibrate."), messages.WARNING)
-        elif not calibration_status(model).can_run:
-            self.message_user(request, _("%(model)s already has a policy.") % {"model": model}, messages.INFO)
-        else:
-            calibration_queued(model)  # before: an eager run records its own end
-            try:
-                enqueue("search.tasks.calibrate_model", model)
-            except OperationalError as exc:
-                calibration_failed(model, f"could not queue it: {exc}")
-                self.message_user(
-                    request, _("Could not queue the calibration: %(error)s") % {"error": exc}, messages.ERROR
-                )
-            else:
-                self.message_user(
-                    request,
-                    _("Calibration of %(model)s queued: a worker runs it.") % {"model": model},
-                    messages.SUCCESS,
-                )
-        return HttpResponseRedirect(reverse("admin:search_indexstate_changelist"))
 
 
 @admin.register(VerifiedAnswer)

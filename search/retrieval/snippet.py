@@ -37,6 +37,41 @@ def marked_words(words: list[str]) -> list[str]:
     return [w for w in words if len(w) >= 2 and fold_accents(w).lower() not in NEVER_MARKED]
 
 
+def _spans(folded: str, words: list[str]) -> list[tuple[int, int]]:
+    """Where the query's content words occur in ``folded`` text, in order, not overlapping."""
+    stems = sorted({prefix_stem(w) for w in marked_words(words)}, key=len, reverse=True)
+    spans: list[tuple[int, int]] = []
+    for stem in stems:
+        tail = r"\w*" if len(stem) > 3 else r"s?\b"
+        for match in re.finditer(r"\b" + re.escape(stem) + tail, folded):
+            if not any(s <= match.start() < e for s, e in spans):
+                spans.append((match.start(), match.end()))
+    return sorted(spans)
+
+
+def _window(text: str, spans: list[tuple[int, int]], limit: int) -> tuple[int, int]:
+    start = 0
+    if spans and spans[0][0] > limit // 3:
+        start = text.rfind(" ", 0, spans[0][0] - limit // 3) + 1
+    end = min(len(text), start + limit)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start else end
+    return start, end
+
+
+def _marks(text: str, words: list[str]) -> list[tuple[int, int]]:
+    folded = fold_accents(text).lower()
+    if len(folded) != len(text):  # folding changed lengths (œ → oe): fall back to no marks
+        return []
+    return _spans(folded, words)
+
+
+def snippet_window(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> tuple[int, int]:
+    """Where in ``text`` the snippet for the query ``words`` starts and ends (what ``highlight`` shows)."""
+    return _window(text, _marks(text, words), limit)
+
+
 def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeString:
     """An HTML-escaped window of ``text`` around the first content word of the query, its matches in <mark>.
 
@@ -45,24 +80,8 @@ def highlight(text: str, words: list[str], limit: int = SNIPPET_CHARS) -> SafeSt
     ``to_tsvector`` and the headline would show folded text. A stem of three letters or
     fewer marks the word itself only ("vpn", not a longer word that begins with it).
     """
-    folded = fold_accents(text).lower()
-    stems = sorted({prefix_stem(w) for w in marked_words(words)}, key=len, reverse=True)
-    if len(folded) != len(text):  # folding changed lengths (œ → oe): fall back to no marks
-        stems = []
-    spans: list[tuple[int, int]] = []
-    for stem in stems:
-        tail = r"\w*" if len(stem) > 3 else r"s?\b"
-        for match in re.finditer(r"\b" + re.escape(stem) + tail, folded):
-            if not any(s <= match.start() < e for s, e in spans):
-                spans.append((match.start(), match.end()))
-    spans.sort()
-    start = 0
-    if spans and spans[0][0] > limit // 3:
-        start = text.rfind(" ", 0, spans[0][0] - limit // 3) + 1
-    end = min(len(text), start + limit)
-    if end < len(text):
-        space = text.rfind(" ", start, end)
-        end = space if space > start else end
+    spans = _marks(text, words)
+    start, end = _window(text, spans, limit)
     out, cursor = [], start
     for s, e in spans:
         if s < start or e > end:

@@ -14,11 +14,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from search.ask import answers, extractive, snippet_units
+from search.ask import answers, extractive
 from search.ask.passages import Passage
 from search.decisions.answer import ANSWER, SURE, answer_decision
 from search.decisions.policy import Decision, forget
 from search.embedding.embedders import LOCAL_MODEL_NAME
+from search.retrieval.query import parse_query
+from search.retrieval.snippet import highlight, snippet_window
 
 pytestmark = pytest.mark.django_db
 
@@ -134,8 +136,8 @@ def test_a_unit_the_search_snippet_shows_is_compared_and_leads_when_the_decision
         for n in ("one", "two", "three", "four", "five")
     )
     text = f"Twelve people fit around its one table.\n\n{filler}\n\n{wordy}"
-    window = snippet_units.snippet_window(QUESTION, text)
-    assert window is not None and window[1] < text.index("The large room seat plan")
+    window = snippet_window(text, parse_query(QUESTION).positive_words)
+    assert window[1] < text.index("The large room seat plan")
     decision = _decision()
     between = (decision.threshold(ANSWER) + decision.threshold(SURE)) / 2
     compared: list[str] = []
@@ -160,11 +162,8 @@ def test_a_unit_the_search_snippet_shows_is_compared_and_leads_when_the_decision
     ["How many people does the large room seat?", "Who lends the projectors?", "visitors front desk"],
 )
 def test_the_snippet_window_is_the_one_the_search_page_shows(question: str) -> None:
-    from search.retrieval.query import parse_query
-    from search.snippet import highlight
-
     far = " ".join(f"Rule {n} of the building concerns the lifts and stairs." for n in range(8))
     text = f"{far} The large room seats twelve people. Projectors are lent by the front desk. Visitors sign in."
-    start, end = snippet_units.snippet_window(question, text) or (0, 0)
+    start, end = snippet_window(text, parse_query(question).positive_words)
     shown = re.sub(r"</?mark>", "", html.unescape(str(highlight(text, parse_query(question).positive_words))))
     assert shown.removeprefix("… ").removesuffix(" …") == text[start:end]

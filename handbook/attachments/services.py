@@ -164,8 +164,3 @@ def attachments_claim(*, page: Page, draft_token: str, uploaded_by: Any) -> int:
         return 0
     drafts = Attachment.objects.filter(page__isnull=True, draft_token=draft_token, uploaded_by=uploaded_by)
     return drafts.update(page=page, draft_token="")
-
-
-def file_sha256(path: PurePath | str) -> str:
-    with open(path, "rb") as stream:
-        return _sha256(stream)

@@ -23,9 +23,10 @@ CACHE_TTL_S = 3600
 ANSWER_FORMAT_VERSION = 5
 
 
-def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = None) -> str:
+def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = None, *, embedder: Any = None) -> str:
     """Per person (``owner``): a shared entry would answer in milliseconds a question somebody else
-    asked recently, and its timing would tell. Per passages: an edited source is a new answer."""
+    asked recently, and its timing would tell. Per passages: an edited source is a new answer.
+    ``embedder``: the serving one as the passages' retrieval resolved it (else resolved here)."""
     material = json.dumps(
         [
             ANSWER_FORMAT_VERSION,
@@ -34,16 +35,16 @@ def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = No
             mode,
             settings.LLM_MODEL if mode == "llm" else "",
             [(p.chunk_id, p.content_hash, p.revision_id) for p in passages],
-            _answer_decision_of(passages),
+            _answer_decision_of(passages, embedder),
         ]
     )
     return "ask:" + hashlib.sha256(material.encode()).hexdigest()
 
 
-def _answer_decision_of(passages: list[Passage]) -> list[Any]:
+def _answer_decision_of(passages: list[Passage], known: Any = None) -> list[Any]:
     """The answer decision the passages' model answers by: a new fit decides (and says how sure) anew,
     rather than an hour later."""
-    embedder = embedder_for(passages)
+    embedder = embedder_for(passages, known)
     decision = answer_decision(embedder.model_name) if embedder is not None else None
     if decision is None:
         return []

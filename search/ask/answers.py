@@ -101,11 +101,12 @@ def validate_question(question: str) -> str:
 
 
 def extractive_answer(
-    question: str, language: str, passages: list[Passage], notice: str = "", *, reader: Any = None
+    question: str, language: str, passages: list[Passage], notice: str = "", *, reader: Any = None, embedder: Any = None
 ) -> Answer:
     """The answer quoted from ``passages``; their order learnt from verified answers when ``reader``
-    may read every page that taught it (``search/ask/quote_learning.py``)."""
-    vector, embedder = _question_vector(question, passages)
+    may read every page that taught it (``search/ask/quote_learning.py``). ``embedder``: the serving
+    one as the passages' retrieval resolved it (else resolved here)."""
+    vector, embedder = _question_vector(question, passages, embedder)
     reorder = partial(learnt_order, model=embedder.model_name, reader=reader) if embedder is not None else None
     selection = select_quotes(question, language, passages, vector, embedder, reorder=reorder)
     if not selection.answerable:
@@ -137,11 +138,11 @@ def extractive_answer(
     return answer
 
 
-def _question_vector(question: str, passages: list[Passage]) -> tuple[list[float] | None, Any]:
+def _question_vector(question: str, passages: list[Passage], known: Any = None) -> tuple[list[float] | None, Any]:
     """The question's vector as retrieval computed it, when the passages came with vectors."""
     # Retrieval's own vector, even when no passage came from a vector list (the similarity floor
     # can leave only keyword hits): the units are still compared with the question by meaning.
-    embedder = embedder_for(passages)
+    embedder = embedder_for(passages, known)
     if embedder is None:
         return None, None
     known = next((p.question_vector for p in passages if p.question_vector), None)
@@ -252,19 +253,22 @@ def answer_question(
     rate_limit: bool = True,
     use_cache: bool = True,
     use_llm: bool = True,
+    with_extras: bool = True,
 ) -> Answer:
-    """The answer to ``question`` for ``user``. ``use_llm=False``: quotes only (search as you type)."""
+    """The answer to ``question`` for ``user``. ``use_llm=False``: quotes only (search as you type).
+    ``with_extras=False``: the answer alone, for callers that compare answers (the impact preview):
+    no verified answer looked up beside it, no "source updated since" marks on its citations."""
     started = time.monotonic()
     question = validate_question(question)
     if rate_limit:
         check_rate_limit(user)
     language = detect_language(question)
     retrieval, passages = passages_for(question, user)
-    verified = verified_for_asker(
-        user, question, retrieval.query_vector, retrieval.embedder, remember=log, passages=passages
-    )
+    meaning = (retrieval.query_vector, retrieval.embedder)
+    verified = verified_for_asker(user, question, *meaning, remember=log, passages=passages) if with_extras else None
     mode = "llm" if _uses_llm(use_llm) else "extractive"
-    key = cache_key(question, passages, mode, getattr(user, "pk", None))
+    embedder = embedder_for(passages, retrieval.embedder)  # which model serves: read once, by retrieval
+    key = cache_key(question, passages, mode, getattr(user, "pk", None), embedder=embedder) if use_cache else ""
     answer = from_cache(key) if use_cache else None
     if answer is not None:
         answer.cached = True
@@ -277,11 +281,12 @@ def answer_question(
             user_id = getattr(user, "pk", None)
             answer = llm_answer(question, language, passages, user_id=user_id, deadline=deadline, prepared=prepared)
         else:
-            answer = extractive_answer(question, language, passages, reader=user)
+            answer = extractive_answer(question, language, passages, reader=user, embedder=embedder)
         if use_cache and not answer.fallback:  # don't pin a fallback answer for an hour
             to_cache(key, answer)
     answer.verified = verified
-    mark_outdated(answer)
+    if with_extras:
+        mark_outdated(answer)
     if log:
         _log(user, answer, started, passages)
     return answer

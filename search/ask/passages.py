@@ -53,12 +53,13 @@ class Passage:
     space_id: int = 0  # where the passage lives: the Ask log keeps the spaces a question reached
 
 
-def embedder_for(passages: list[Passage]) -> Any:
+def embedder_for(passages: list[Passage], known: Any = None) -> Any:
     """The serving embedder when these passages come with the question's meaning (retrieval computed
-    its vector, or a passage came from a vector list); None otherwise (embeddings off)."""
+    its vector, or a passage came from a vector list); None otherwise (embeddings off). ``known``: the
+    one their retrieval resolved, so an Ask reads which model serves once, not at every step."""
     if not any(p.question_vector or p.vector_distance is not None for p in passages):
         return None
-    return query_embedder()
+    return known if known is not None else query_embedder()
 
 
 def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -> tuple[Retrieval, list[Passage]]:

@@ -114,7 +114,13 @@ def answer_for_preview(user: Any, question: str) -> Outcome | None:
     question is not one Ask takes."""
     try:
         answer = answer_question(
-            user=user, question=question, log=False, rate_limit=False, use_cache=False, use_llm=False
+            user=user,
+            question=question,
+            log=False,
+            rate_limit=False,
+            use_cache=False,
+            use_llm=False,
+            with_extras=False,  # neither a verified answer nor outdated marks are compared
         )
     except AskError:
         return None

@@ -7,6 +7,13 @@ question comes from the model. A unit is a positive when it holds the sentence t
 says answers it. A logistic regression over the units' features gives the probability that a unit
 states the answer.
 
+A question may carry sentences that do not answer it (``not_answers``: a reader's agreed No on a
+quote). Units holding one are negatives, and the passages holding them are given to the question
+beside its nearest ones (Ask was shown them, so retrieval gave them). A question with a known answer
+keeps it beside those negatives; one without (``CalibrationSet.rejected``) contributes only its
+negatives — its other units may well be the answer — and counts neither as answerable nor as
+unanswerable in the threshold rules below.
+
 The ``answer`` threshold, by a stated rule over out-of-fold probabilities (folds by question, so no
 question is judged by a model that saw it): the one that best separates the answerable questions
 from the unanswerable ones — the highest mean of "answerable questions answered" and "unanswerable
@@ -56,6 +63,16 @@ class _Question:
     question: CalibrationQuestion
     units: list[Candidate]
     labels: list[int]
+    negatives_only: bool = False  # known only by sentences that do not answer it
+
+    @property
+    def thresholded(self) -> bool:
+        """Whether the threshold rules count it (as answerable or unanswerable)."""
+        return not self.negatives_only
+
+
+def _matches(unit: str, text: str) -> bool:
+    return bool(text) and (text in unit or unit in text)
 
 
 def _passage(number: int, index: int, passage: CalibrationPassage, similarity: float, vector: list[float]) -> Passage:
@@ -82,12 +99,18 @@ def _passage(number: int, index: int, passage: CalibrationPassage, similarity: f
 
 
 def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder) -> list[_Question]:
-    asked = [*calibration.questions, *calibration.unanswerable]
+    asked = [*calibration.questions, *calibration.unanswerable, *calibration.rejected]
+    rejected = len(calibration.questions) + len(calibration.unanswerable)  # where the rejected ones start
     vectors = handbook.query_vectors([q.text for q in asked], embedder)
     out: list[_Question] = []
-    for question, vector in zip(asked, vectors, strict=True):
+    for n_asked, (question, vector) in enumerate(zip(asked, vectors, strict=True)):
         similarities = handbook.vectors @ vector
-        nearest = np.argsort(-similarities)[:PASSAGES_PER_QUESTION]
+        nearest = list(np.argsort(-similarities)[:PASSAGES_PER_QUESTION])
+        nearest += [
+            i
+            for i, p in enumerate(calibration.passages)
+            if i not in nearest and any(text in p.text for text in question.not_answers)
+        ]
         passages = [
             _passage(n + 1, int(i), calibration.passages[int(i)], float(similarities[i]), vector.tolist())
             for n, i in enumerate(nearest)
@@ -100,10 +123,15 @@ def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embed
                 question.passage == c.passage.ref
                 and bool(question.answer)
                 and (question.answer in c.unit.text or c.unit.text in question.answer)
+                and not any(_matches(c.unit.text, text) for text in question.not_answers)
             )
             for c in units
         ]
-        out.append(_Question(question, units, labels))
+        negatives_only = n_asked >= rejected
+        if negatives_only:  # only what was rejected is known of it
+            kept = [k for k, c in enumerate(units) if any(_matches(c.unit.text, t) for t in question.not_answers)]
+            units, labels = [units[k] for k in kept], [labels[k] for k in kept]
+        out.append(_Question(question, units, labels, negatives_only))
     return out
 
 
@@ -158,6 +186,14 @@ def sure_threshold(best: list[tuple[float, int, bool]], floor: float) -> tuple[f
     return t, figures(t) | {"rule": "fallback_highest_precision"}
 
 
+def _negative_counts(questions: list[_Question]) -> dict[str, int]:
+    """How many units readers' rejections made negatives, and from how many questions known only so
+    (absent when none: a fit without them reports as before)."""
+    rejected = sum(any(_matches(c.unit.text, t) for t in q.question.not_answers) for q in questions for c in q.units)
+    only = sum(q.negatives_only for q in questions)
+    return {"rejected_units": rejected, "negatives_only_questions": only} if rejected or only else {}
+
+
 def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder) -> Decision:
     questions = [q for q in _questions(calibration, handbook, embedder) if q.units]
     rows = [(i, c, label) for i, q in enumerate(questions) for c, label in zip(q.units, q.labels, strict=True)]
@@ -177,16 +213,18 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
         if i not in best_unit or logit > best_unit[i][0]:
             best_unit[i], lead[i] = (float(logit), label), c
     probability = {i: float(1.0 / (1.0 + np.exp(-logit))) for i, (logit, _label) in best_unit.items()}
-    answerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is not None]
-    unanswerable = [probability[i] for i, q in enumerate(questions) if q.question.passage is None]
+    counted = [(i, q) for i, q in enumerate(questions) if q.thresholded]
+    answerable = [probability[i] for i, q in counted if q.question.passage is not None]
+    unanswerable = [probability[i] for i, q in counted if q.question.passage is None]
     threshold, balanced = best_threshold(answerable, unanswerable)
-    stated = [i for i, q in enumerate(questions) if q.question.passage is not None and any(q.labels)]
+    stated = [i for i, q in counted if q.question.passage is not None and any(q.labels)]
     sure, sure_figures = sure_threshold(
-        [(probability[i], best_unit[i][1], q.question.passage is not None) for i, q in enumerate(questions)],
+        [(probability[i], best_unit[i][1], q.question.passage is not None) for i, q in counted],
         threshold,
     )
     report = {
-        "examples": {"units": len(rows), "answer_units": int(y.sum()), "questions": len(questions)},
+        "examples": {"units": len(rows), "answer_units": int(y.sum()), "questions": len(questions)}
+        | _negative_counts(questions),
         "held_out": {
             "answerable_answered": round(float(sum(p >= threshold for p in answerable) / max(1, len(answerable))), 4),
             "unanswerable_declined": round(
@@ -195,7 +233,7 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
             "mean": round(balanced, 4),
             "first_unit_states_the_answer": round(sum(best_unit[i][1] for i in stated) / max(1, len(stated)), 4),
             "right_kind": right_kind(
-                [(q.question.text, lead[i].unit) for i, q in enumerate(questions) if probability[i] >= threshold]
+                [(q.question.text, lead[i].unit) for i, q in counted if probability[i] >= threshold]
             ),
         },
         "sure": sure_figures,

@@ -12,6 +12,12 @@ A company adds its own labelled material in the same formats: a JSONL file given
 "heading", "text"}``), questions (``{"question", "language", "passage", "answer"}``), unanswerable
 questions (``{"question", "language", "unanswerable": true}``) or no-match queries
 (``{"query", "language"}``). Its own pages' text belongs there only if every reader may read it.
+
+A question may also name sentences that do NOT answer it: ``"not_answers": ["sentence", ...]``. On a
+question with its ``passage`` and ``answer`` they are negatives beside its answer; on a question with
+neither (``{"question", "language", "not_answers": [...]}``) they are all it teaches — the sentences
+are wrong answers, the question is not made unanswerable (the answer decision's threshold rules leave
+it out). Each sentence must be in one of the material's passages.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +51,9 @@ class CalibrationQuestion:
     language: str
     passage: str | None  # None: the handbook does not answer it
     answer: str = ""  # the sentence of the passage that states the answer
+    # Sentences a reader or editor said do not answer it (not in repr: the digest adds them only when
+    # there are some, so material without them names the same fit as before they existed).
+    not_answers: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -53,10 +62,16 @@ class CalibrationSet:
     questions: tuple[CalibrationQuestion, ...]  # answerable
     unanswerable: tuple[CalibrationQuestion, ...]
     no_match: tuple[tuple[str, str], ...]  # (query, language or "none")
+    # Questions known only by sentences that do not answer them: neither answerable nor unanswerable.
+    rejected: tuple[CalibrationQuestion, ...] = ()
 
     def digest(self) -> str:
         """What a fit was made from (its report names it)."""
-        body = json.dumps([self.passages, self.questions, self.unanswerable, self.no_match], default=repr)
+        parts: list[Any] = [self.passages, self.questions, self.unanswerable, self.no_match]
+        negatives = [(q.text, q.not_answers) for q in (*self.questions, *self.unanswerable) if q.not_answers]
+        if negatives or self.rejected:
+            parts += [negatives, [(q.text, q.not_answers) for q in self.rejected]]
+        body = json.dumps(parts, default=repr)
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
     def counts(self) -> dict[str, int]:
@@ -65,7 +80,7 @@ class CalibrationSet:
             "questions": len(self.questions),
             "unanswerable": len(self.unanswerable),
             "no_match": len(self.no_match),
-        }
+        } | ({"rejected": len(self.rejected)} if self.rejected else {})
 
 
 class CalibrationDataError(ValueError):
@@ -92,10 +107,18 @@ def _text(row: dict[str, Any], key: str, where: str) -> str:
     return value.strip()
 
 
+def _not_answers(row: dict[str, Any], where: str) -> tuple[str, ...]:
+    value = row.get("not_answers", [])
+    if not isinstance(value, list) or not all(isinstance(t, str) and t.strip() for t in value):
+        raise CalibrationDataError(f"{where}: 'not_answers' must be a list of non-empty strings")
+    return tuple(t.strip() for t in value)
+
+
 def _read(paths: Iterable[Path]) -> CalibrationSet:
     passages: dict[str, CalibrationPassage] = {}
     questions: list[CalibrationQuestion] = []
     unanswerable: list[CalibrationQuestion] = []
+    rejected: list[CalibrationQuestion] = []
     no_match: list[tuple[str, str]] = []
     for path in paths:
         for number, row in _lines(path):
@@ -113,6 +136,15 @@ def _read(paths: Iterable[Path]) -> CalibrationSet:
                 passages[passage.id] = passage
             elif "query" in row:
                 no_match.append((_text(row, "query", where), str(row.get("language") or "none")))
+            elif "question" in row and "passage" not in row and not row.get("unanswerable") and "not_answers" in row:
+                rejected.append(
+                    CalibrationQuestion(
+                        _text(row, "question", where),
+                        _text(row, "language", where),
+                        None,
+                        not_answers=_not_answers(row, where),
+                    )
+                )
             elif row.get("unanswerable") or ("question" in row and "passage" not in row):
                 unanswerable.append(
                     CalibrationQuestion(_text(row, "question", where), _text(row, "language", where), None)
@@ -123,6 +155,7 @@ def _read(paths: Iterable[Path]) -> CalibrationSet:
                     _text(row, "language", where),
                     _text(row, "passage", where),
                     _text(row, "answer", where),
+                    not_answers=_not_answers(row, where),
                 )
                 questions.append(question)
             else:
@@ -133,7 +166,13 @@ def _read(paths: Iterable[Path]) -> CalibrationSet:
             raise CalibrationDataError(f"question {question.text!r}: no passage {question.passage!r}")
         if question.answer not in asked.text:
             raise CalibrationDataError(f"question {question.text!r}: its answer is not in passage {asked.id!r}")
-    return CalibrationSet(tuple(passages.values()), tuple(questions), tuple(unanswerable), tuple(no_match))
+    for question in (*questions, *rejected):
+        for text in question.not_answers:
+            if not any(text in p.text for p in passages.values()):
+                raise CalibrationDataError(f"question {question.text!r}: not-answer {text!r} is in no passage")
+    return CalibrationSet(
+        tuple(passages.values()), tuple(questions), tuple(unanswerable), tuple(no_match), tuple(rejected)
+    )
 
 
 SHIPPED_FILES = ("handbook.jsonl", "questions.jsonl", "unanswerable.jsonl", "no_match.jsonl")

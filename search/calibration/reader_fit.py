@@ -58,6 +58,8 @@ def measured(
     """``decision``'s figures on ``material``: each question's best unit by the decision decides it."""
     answerable = unanswerable = answered = declined = sure = sure_right = sure_answerable = 0
     for q in _questions(material, handbook, embedder):
+        if not q.thresholded:  # known only by wrong answers: neither answerable nor unanswerable
+            continue
         best = max(
             zip(q.units, q.labels, strict=True),
             key=lambda pair: decision.logit(pair[0].features().values()),
@@ -152,7 +154,7 @@ def refit_from_readers(embedder: Embedder | None = None, material: ReaderMateria
         return {"accepted": False, "reason": f"{model} has no policy yet: `manage.py calibrate` fits it first"}
     taught = material if material is not None else reader_material()
     report: dict[str, Any] = {"labels": taught.report(), "fitted_at": timezone.now().isoformat(timespec="seconds")}
-    if not (taught.questions or taught.unanswerable):
+    if not (taught.questions or taught.unanswerable or taught.rejected):
         return report | {"accepted": False, "reason": "no label teaches yet"}
     new, figures = candidate_fit(embedder, taught, current.decisions[ANSWER], _company_extra(current.report))
     accepted = figures["accepted"]

@@ -5,11 +5,12 @@ refitted with (``search/calibration/reader_fit.py``):
 
 - **Yes on an answer**: an answerable question — the reader's question, the cited chunk's text as its
   passage, the lead quote as the sentence that answers it.
-- **No on an answer**: the lead quote does not answer. The cited chunk joins the material's handbook
-  and the question is an unanswerable one there: the units of that passage are negatives for it, and
-  a question the material cannot answer counts against answering it at all. When the same question
-  is also taught as answerable (a Yes on another unit, or a verified answer), the question is not
-  made unanswerable: the rejected passage stays in the handbook, its units negatives beside the answer.
+- **No on an answer**: the lead quote does not answer — a negative unit, not an unanswerable question
+  (the reader says which sentence is wrong, not that the handbook is silent). The cited chunk joins
+  the material's handbook and the quote is one of the question's ``not_answers``. When the same
+  question is also taught as answerable (a Yes on another unit, or a verified answer), the negatives
+  sit beside its answer; otherwise the question teaches only its negatives
+  (``CalibrationSet.rejected``) and the answer decision's threshold rules leave it out.
 - **No on a no-answer**: a question the handbook answers but Ask declined. It names no sentence, so it
   teaches only once an editor verifies an answer to that question — and then the verified answer
   is the label.
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -83,6 +84,7 @@ class ReaderMaterial:
     passages: dict[str, CalibrationPassage] = field(default_factory=dict)
     questions: list[CalibrationQuestion] = field(default_factory=list)
     unanswerable: list[CalibrationQuestion] = field(default_factory=list)
+    rejected: list[CalibrationQuestion] = field(default_factory=list)  # known only by wrong answers
     counts: Counter[str] = field(default_factory=Counter)
 
     def merged(self, base: CalibrationSet) -> CalibrationSet:
@@ -94,12 +96,15 @@ class ReaderMaterial:
             base.questions + tuple(self.questions),
             base.unanswerable + tuple(self.unanswerable),
             base.no_match,
+            base.rejected + tuple(self.rejected),
         )
 
     def report(self) -> dict[str, Any]:
         return dict(sorted(self.counts.items())) | {
             "taught_answerable": len(self.questions),
             "taught_unanswerable": len(self.unanswerable),
+            "taught_not_answers": sum(len(q.not_answers) for q in (*self.questions, *self.rejected)),
+            "taught_negatives_only": len(self.rejected),
             "passages": len(self.passages),
         }
 
@@ -119,12 +124,12 @@ def _verdicts(labels: list[ReaderLabel]) -> bool | None:
 def teaching_material(labels: Iterable[ReaderLabel], verified: Iterable[VerifiedLabel] = ()) -> ReaderMaterial:
     """The material ``labels`` (oldest first) and ``verified`` teach under the rules above."""
     out = ReaderMaterial()
-    answered: set[str] = set()
+    answered: dict[str, int] = {}  # folded wording -> its verified question's place in out.questions
     for v in verified:
         wordings = {fold(v.question), *v.wordings}
-        if answered & wordings or v.answer not in v.passage.text:
+        if answered.keys() & wordings or v.answer not in v.passage.text:
             continue
-        answered |= wordings
+        answered |= dict.fromkeys(wordings, len(out.questions))
         out.passages[v.passage.id] = v.passage
         out.questions.append(CalibrationQuestion(v.question, v.language, v.passage.id, v.answer))
         out.counts["verified_answers"] += 1
@@ -135,11 +140,14 @@ def teaching_material(labels: Iterable[ReaderLabel], verified: Iterable[Verified
     out.counts["votes"] = len(latest)
     groups: dict[tuple[str, str, str], list[ReaderLabel]] = defaultdict(list)
     for (_person, folded), label in latest.items():
-        if folded in answered:
+        if folded in answered:  # the verified answer teaches; only a No on a quote still adds to it
             out.counts["votes_on_verified_questions"] += 1
+            if label.passage is None or label.helpful:
+                continue
         elif label.passage is None:
             out.counts["votes_on_no_answers_unverified"] += 1
-        elif label.quote and label.quote in label.passage.text:
+            continue
+        if label.quote and label.quote in label.passage.text:
             groups[(folded, label.passage.id, label.quote)].append(label)
     taught: dict[str, list[tuple[bool, int, ReaderLabel]]] = defaultdict(list)
     for (folded, _pid, _quote), group in groups.items():
@@ -151,16 +159,30 @@ def teaching_material(labels: Iterable[ReaderLabel], verified: Iterable[Verified
     for folded in sorted(taught):
         verdicts = taught[folded]
         yes = sorted((v for v in verdicts if v[0]), key=lambda v: -v[1])
-        for _verdict, _n, label in verdicts:
+        wrong = tuple(dict.fromkeys(label.quote for verdict, _n, label in verdicts if not verdict))
+        if folded in answered:  # the verified answer teaches; agreed Noes sit beside it as negatives
+            yes = []
+            if not wrong:
+                continue
+        for verdict, _n, label in verdicts:
             assert label.passage is not None
-            out.passages[label.passage.id] = label.passage
-        if yes:  # answerable: one answer per question, the best supported
+            if folded not in answered or not verdict:
+                out.passages[label.passage.id] = label.passage
+        if folded in answered:
+            place = answered[folded]
+            known = out.questions[place]
+            negatives = tuple(dict.fromkeys(known.not_answers + tuple(q for q in wrong if q != known.answer)))
+            out.questions[place] = replace(known, not_answers=negatives)
+        elif yes:  # answerable: one answer per question, the best supported; its Noes its negatives
             label = yes[0][2]
             assert label.passage is not None
-            out.questions.append(CalibrationQuestion(label.question, label.language, label.passage.id, label.quote))
-        else:
+            negatives = tuple(q for q in wrong if q != label.quote)
+            out.questions.append(
+                CalibrationQuestion(label.question, label.language, label.passage.id, label.quote, negatives)
+            )
+        else:  # no answer known: only which sentences are wrong
             label = verdicts[0][2]
-            out.unanswerable.append(CalibrationQuestion(label.question, label.language, None))
+            out.rejected.append(CalibrationQuestion(label.question, label.language, None, not_answers=wrong))
     return out
 
 

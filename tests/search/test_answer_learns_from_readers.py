@@ -5,12 +5,15 @@ says it is no worse, and an admin can roll it back (``search/calibration/reader_
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from search.calibration import reader_fit
+from search.calibration.answer_fit import _questions, fit_answer_decision
 from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
+from search.calibration.query_fit import calibration_handbook
 from search.calibration.reader_labels import ReaderLabel, reader_material, teaching_material
 from search.decisions.answer import ANSWER
 from search.decisions.policy import policy_for
@@ -76,13 +79,28 @@ def test_one_persons_repeated_labels_count_once(people):
     assert taught.counts["labels"] == 3 and taught.counts["votes"] == 1
 
 
-def test_agreeing_noes_make_the_question_unanswerable_against_the_passage_they_reject(people):
+def test_agreeing_noes_teach_a_wrong_sentence_not_an_unanswerable_question(people):
     quote = "You may work from home two days a week."
     for reader in people["readers"][:2]:
         _rate(reader, "Can I bring my dog to work?", False, people["page"], quote)
     taught = reader_material()
-    assert [q.text for q in taught.unanswerable] == ["Can I bring my dog to work?"]
+    assert taught.unanswerable == [] and taught.questions == []
+    assert [(q.text, q.passage, q.not_answers) for q in taught.rejected] == [
+        ("Can I bring my dog to work?", None, (quote,))
+    ]
     assert any(quote in p.text for p in taught.passages.values())
+    merged = taught.merged(SHIPPED)
+    assert merged.unanswerable == SHIPPED.unanswerable and merged.rejected == tuple(taught.rejected)
+
+
+def test_a_no_beside_a_yes_is_a_negative_of_the_answered_question():
+    wrong, right = "Visitors use the south lot.", "Staff park in the north lot."
+    taught = teaching_material(
+        _agreeing("Where do staff park?", PARKING, wrong, False)
+        + [ReaderLabel(p, "where do staff park", "en", True, PARKING, right) for p in ("dan", "flo", "gus")]
+    )
+    assert [(q.answer, q.not_answers) for q in taught.questions] == [(right, (wrong,))]
+    assert taught.rejected == [] and taught.unanswerable == []
 
 
 def test_a_no_on_a_no_answer_teaches_once_an_editor_verifies_an_answer(people):
@@ -202,6 +220,47 @@ def _bad_labels() -> list[ReaderLabel]:
         out += _agreeing(f"Who handles {thing}?", passage, wrong, True)
         out += _agreeing(f"Which team deals with {thing}?", passage, wrong, True)
     return out
+
+
+def _margin(material: CalibrationSet, question: str, sentence: str) -> float:
+    """How far above (or below) the best other unit of ``question`` the answer decision fitted on
+    ``material`` scores ``sentence`` (logits: the intercept, which more negatives move, cancels)."""
+    embedder = local_embedder()
+    decision = fit_answer_decision(material, calibration_handbook(material, embedder), embedder)
+    asked = CalibrationSet(material.passages, (), (CalibrationQuestion(question, "en", None),), material.no_match)
+    (q,) = _questions(asked, calibration_handbook(asked, embedder), embedder)
+    scored = [(decision.logit(c.features().values()), sentence in c.unit.text) for c in q.units]
+    return max(s for s, is_it in scored if is_it) - max(s for s, is_it in scored if not is_it)
+
+
+def test_a_fit_with_negative_units_ranks_the_rejected_sentence_lower():
+    """Readers said No, question after question, to the sentence on opening hours beside the answer;
+    fitted with those negatives, the decision scores that sentence lower against the others than
+    without them."""
+    rejected, passages = [], list(SHIPPED.passages)
+    for i, thing in enumerate(THINGS):
+        text = f"{thing.capitalize()} are handled by team {i}. The office opens at {i % 3 + 7} am on weekdays."
+        passages.append(CalibrationPassage(f"reader-chunk-{i + 10}", "en", thing.title(), "", text))
+        wrong = f"The office opens at {i % 3 + 7} am on weekdays."
+        rejected.append(CalibrationQuestion(f"Who handles {thing}?", "en", None, not_answers=(wrong,)))
+    without = CalibrationSet(tuple(passages), SHIPPED.questions, SHIPPED.unanswerable, SHIPPED.no_match)
+    with_negatives = replace(without, rejected=tuple(rejected))
+    question, sentence = "Who handles parking permits?", "The office opens at 7 am on weekdays."
+
+    assert _margin(with_negatives, question, sentence) < _margin(without, question, sentence)
+
+
+def test_negatives_only_questions_are_left_out_of_the_threshold_rules():
+    embedder = local_embedder()
+    wrong = "Bikes are stored in the basement garage."
+    extra = (CalibrationQuestion("Where is the gym?", "en", None, not_answers=(wrong,)),)
+    material = replace(SHIPPED, rejected=extra)
+    questions = _questions(material, calibration_handbook(material, embedder), embedder)
+    (only,) = [q for q in questions if q.negatives_only]
+    assert only.units and all(wrong in c.unit.text or c.unit.text in wrong for c in only.units)
+    assert only.labels == [0] * len(only.units)
+    report = fit_answer_decision(material, calibration_handbook(material, embedder), embedder).report
+    assert report["examples"]["negatives_only_questions"] == 1
 
 
 def test_a_refit_the_safety_check_accepts_updates_the_answer_decision_and_keeps_the_previous(small_shipped):

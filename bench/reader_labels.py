@@ -15,7 +15,8 @@ among the passages nearest to the question, in a handbook of the shipped and the
 reader says Yes when that unit holds the evidence, No otherwise (on a no-answer: No when the question
 has an answer), and a share ``--noise`` of readers answer the other way. Those labels go through the
 product's rules (``search/calibration/reader_labels.teaching_material``: one vote per person and question,
-agreement of two readers) and its refit (``search/calibration/reader_fit.candidate_fit``: the shipped
+agreement of two readers; an agreed No teaches its quote as a wrong answer, a negative unit) and its
+refit (``search/calibration/reader_fit.candidate_fit``: the shipped
 material and the labels, with the safety check on the shipped material). Both decisions, before and
 after, are measured by the product's ``reader_fit.measured`` on the held-out questions: share of
 answerable questions answered, of unanswerable ones declined, answered sure (sure coverage), and the

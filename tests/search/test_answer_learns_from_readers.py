@@ -5,6 +5,7 @@ says it is no worse, and an admin can roll it back (``search/calibration/reader_
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -12,7 +13,13 @@ import pytest
 
 from search.calibration import reader_fit
 from search.calibration.answer_fit import _questions, fit_answer_decision
-from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
+from search.calibration.calibration_set import (
+    CalibrationDataError,
+    CalibrationPassage,
+    CalibrationQuestion,
+    CalibrationSet,
+    calibration_set,
+)
 from search.calibration.query_fit import calibration_handbook
 from search.calibration.reader_labels import ReaderLabel, reader_material, teaching_material
 from search.decisions.answer import ANSWER
@@ -317,3 +324,25 @@ def test_the_daily_task_refits_nothing_while_no_label_teaches(people):
 
     assert report["accepted"] is False and report["labels"]["votes"] == 1
     assert not DecisionPolicy.objects.exists()
+
+
+def test_extra_material_carries_not_answers(tmp_path):
+    extra = tmp_path / "company.jsonl"
+    lines = [
+        {"id": "park", "language": "en", "page": "Parking", "heading": "", "text": PARKING.text},
+        {"question": "Where do staff park?", "language": "en", "passage": "park",
+         "answer": "Staff park in the north lot.", "not_answers": ["Visitors use the south lot."]},
+        {"question": "Can I park a van?", "language": "en", "not_answers": ["Staff park in the north lot."]},
+    ]  # fmt: skip
+    extra.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    material = calibration_set([extra])
+    shipped = calibration_set()
+
+    assert material.questions[-1].not_answers == ("Visitors use the south lot.",)
+    assert [(q.text, q.not_answers) for q in material.rejected] == [
+        ("Can I park a van?", ("Staff park in the north lot.",))
+    ]
+    assert material.unanswerable == shipped.unanswerable and material.digest() != shipped.digest()
+    extra.write_text(json.dumps(lines[2] | {"not_answers": ["No such sentence."]}), encoding="utf-8")
+    with pytest.raises(CalibrationDataError):
+        calibration_set([extra])

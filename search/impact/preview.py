@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 # Each question is answered twice (now, then with the draft), a full Ask each time: past this many the
 # panel takes longer than an editor waits before publishing (bench/impact_preview.py); the rest are
 # counted, not answered.
-MAX_PREVIEWED = 10
+MAX_PREVIEWED = 30
 # The longest an editor waits for the panel, however slow the machine; questions not reached by then
 # are counted as not previewed.
 BUDGET_S = 6.0

@@ -29,8 +29,11 @@ def readable_attachments(user: object) -> QuerySet[Attachment]:
     user's own files waiting for a page not saved yet."""
     pages = Page.objects.visible_to(user).values("id")
     drafts = Page.objects.editable_by(user).values("id")
-    waiting = Q(page__isnull=True, uploaded_by_id=getattr(user, "pk", None))
-    return Attachment.objects.filter(Q(page_id__in=pages) | Q(page_id__in=drafts) | waiting)
+    readable = Q(page_id__in=pages) | Q(page_id__in=drafts)
+    if getattr(user, "is_authenticated", False):
+        # Never for a pk of None: the ORM reads that as "uploader deleted", whose waiting files are nobody's.
+        readable |= Q(page__isnull=True, uploaded_by_id=getattr(user, "pk", None))
+    return Attachment.objects.filter(readable)
 
 
 @login_required

@@ -224,9 +224,9 @@ def _confidence_split(rows: list[dict[str, Any]]) -> list[list[Any]]:
 def _right_kind(question: str, row: dict[str, Any]) -> bool | None:
     """Whether the lead quote holds the kind asked; None when the question asks for no such kind or
     was not answered."""
-    from analysis.answer_units import Unit
     from search.ask.asked_kind import asked_kind, holds
     from search.calibration.answer_fit import RIGHT_KINDS
+    from statements.answer_units import Unit
 
     kind = asked_kind(question)
     if kind not in RIGHT_KINDS or not row["answered"] or not row["quotes"]:

@@ -15,7 +15,7 @@ Reported per corpus and question language: evidence hit (the eval README's measu
 citation here is relevant, so it is the share of answered questions whose quotes cover half the
 evidence's content words), answered, no_answer on unanswerable, words and units quoted; and the
 sweep of the units writer's answerability threshold. The word translation of the question
-(``search/statistics/word_translation.py``, built from the loaded handbook) is not available here: translated
+(``search/lexicon/word_translation.py``, built from the loaded handbook) is not available here: translated
 questions are matched by embeddings alone, a lower bound for the product.
 
 Run: python -m bench.ask_units   [--before PATH_TO_OLD_extractive_answer.py]
@@ -141,11 +141,11 @@ def main() -> None:
 
     embedded.use_if_unconfigured()  # settings only read the environment
     django.setup()
-    from analysis import answer_units
     from core.text import detect_language
     from search.ask import extractive as extractive_answer
     from search.ask import unit_embeddings
     from search.embedding.embedders import local_embedder
+    from statements import answer_units
 
     embedder = local_embedder()
     vectors: dict[str, Any] = {}

@@ -14,7 +14,7 @@ admin), three requests are traced after an untraced warm-up with other words:
 Definitions. The trace is taken with ``sys.setprofile`` on the calling thread, from the moment
 the traced function is entered until it returns (``SEARCH_PARALLEL_LEGS`` off, so no work
 leaves the thread). A *product module* is a module of
-one of the apps ``core accounts handbook analysis comments summaries search api``; the *current
+one of the apps ``core accounts handbook statements comments summaries search api``; the *current
 module* is the module of the innermost product frame on the stack (a product function called
 through Django or a library still counts from the product module that called the library).
 
@@ -52,7 +52,7 @@ if __package__ != "bench":
 from bench import common  # noqa: E402
 
 DATABASE = "call_trace"
-APPS = ("core", "accounts", "handbook", "analysis", "comments", "summaries", "search", "api")
+APPS = ("core", "accounts", "handbook", "statements", "comments", "summaries", "search", "api")
 
 SEARCH_QUERY = "working from home two days a week"
 ASK_QUESTION = "How many days can I work from home?"

@@ -64,9 +64,9 @@ def _subset(every: int) -> tuple[Path, list[dict[str, Any]]]:
 
 def _texts(items: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """What the pipeline embeds: each chunk's passage, then each chunk's distinct answer units."""
-    from analysis.answer_units import chunk_units, page_units
     from search.indexing.chunking import chunk_markdown
     from search.indexing.pipeline import passage_text
+    from statements.answer_units import chunk_units, page_units
 
     passages: list[str] = []
     units: list[str] = []

@@ -184,8 +184,8 @@ def ensure_corpus() -> Any:
     user.groups.add(staff)
     if Page.objects.filter(space=space).count() >= 2 * len(CORPUS) and not pages_needing_index().exists():
         from search.embedding.model_switch import query_embedder
+        from search.lexicon.word_translation import lexicon_is_stale
         from search.services import lexicon_build
-        from search.statistics.word_translation import lexicon_is_stale
 
         if lexicon_is_stale(query_embedder().model_name):  # the word-translation vocabulary of no LLM
             lexicon_build()

@@ -69,10 +69,10 @@ def main() -> None:
     user = setup()
     from django.conf import settings
 
-    from analysis.statement_check import figures, known_figures
     from search.ask.answers import answer_question, stream_answer
     from search.ask.grounding import sentence_verdicts
     from search.ask.passages import passages_for
+    from statements.statement_check import figures, known_figures
     from tests.fake_llm import INVENTED, FakeLLMServer, Reply
 
     cases = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]

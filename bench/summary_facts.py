@@ -50,8 +50,8 @@ def _code_lines(markdown: str) -> set[str]:
 
 
 def measure(pages: list[dict[str, Any]]) -> dict[str, Any]:
-    from analysis.answer_units import page_units
     from handbook.markdown import markdown_to_text
+    from statements.answer_units import page_units
     from summaries.extractive import summarise_extractive
 
     totals = {"old": [0, 0], "new": [0, 0], "new + key points": [0, 0]}

@@ -38,7 +38,7 @@ def _ticked_pages() -> list[tuple[dict[str, Any], set[str]]]:
 
 
 def _key_facts(pages: list[dict[str, Any]], summarise: Any) -> tuple[float, float]:
-    from analysis.answer_units import page_units
+    from statements.answer_units import page_units
 
     kept = [0, 0, 0]
     for page in pages:

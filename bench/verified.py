@@ -2,7 +2,7 @@
 
 An editor verifies 40 dev questions of ``dev-handbooks.jsonl``: for each, the first answerable
 question (file order) of a grade-2 page whose ``evidence`` is found among the page's answer units
-(``analysis.answer_units.page_units``); the editor picks those units, as in the picker. Then:
+(``statements.answer_units.page_units``); the editor picks those units, as in the picker. Then:
 
 - **same**: the 40 questions as verified get the verified answer (target 100 %);
 - **paraphrases** (``bench/data/verified_paraphrases.jsonl``, written blind, one or two per verified
@@ -111,7 +111,7 @@ def corpus_rows(corpora: Iterable[str]) -> dict[str, dict[str, Any]]:
 def choose(queries: list[dict[str, Any]], rows: dict[str, dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
     """(question, its grade-2 page) for the first question of each page whose evidence is among the
     page's units, in file order, ``VERIFIED_COUNT`` of them."""
-    from analysis.answer_units import page_units
+    from statements.answer_units import page_units
 
     chosen: list[tuple[dict[str, Any], str]] = []
     pages: set[str] = set()
@@ -213,11 +213,11 @@ def build(
 
 def verify_all(editor: Any, chosen: list[tuple[dict[str, Any], str]]) -> dict[str, dict[str, Any]]:
     """Withdraw every verified answer, then verify each chosen question with its evidence units."""
-    from analysis.answer_units import page_units
     from handbook.models import Page
     from search.models import VerifiedAnswer
     from search.verified.services import verify_answer
     from search.verified.wording import unit_hash
+    from statements.answer_units import page_units
 
     VerifiedAnswer.objects.all().delete()
     done: dict[str, dict[str, Any]] = {}

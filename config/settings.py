@@ -233,7 +233,7 @@ if LLM_BASE_URL and not LLM_MODEL:
 # With an LLM configured: a submitted query's translation is fetched by a worker and used from
 # the next search of that query on; no search waits for it (search/retrieval/query_translation.py).
 SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)
-# Without an LLM: query words translated through the embedding model's nearest words (statistics/word_translation.py).
+# Without an LLM: query words translated through the embedding model's nearest words (lexicon/word_translation.py).
 SEARCH_WORD_TRANSLATION = env_bool("SEARCH_WORD_TRANSLATION", True)
 # Ask prepares its extractive answer in a thread while the LLM is asked (search/retrieval/parallel.py).
 SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)

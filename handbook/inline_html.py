@@ -1,7 +1,7 @@
 """HTML written in a page's Markdown, as the reader of a quote should not see it.
 
 Exported handbooks carry layout HTML inside their Markdown (``<summary>``, ``<mark style=…>``, an
-anchor ``<a id=…></a>``, ``<!-- comments -->``): answer units (``analysis/answer_units.py``) show their
+anchor ``<a id=…></a>``, ``<!-- comments -->``): answer units (``statements/answer_units.py``) show their
 text without it, and a line that is nothing but tags is no unit at all.
 """
 

@@ -27,7 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 DESCRIPTIONS = ROOT / "docs" / "admin" / "settings.yml"
 # The project package and the apps (tests, benchmarks and scripts read variables of their own).
-SOURCES = ("config", "core", "accounts", "handbook", "analysis", "comments", "summaries", "search", "api")
+SOURCES = ("config", "core", "accounts", "handbook", "statements", "comments", "summaries", "search", "api")
 HELPERS = {"env_str", "env_bool", "env_int", "env_float", "env_list", "env_url"}
 
 

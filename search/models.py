@@ -86,7 +86,7 @@ class Chunk(models.Model):
 
 
 class UnitVector(models.Model):
-    """The vector of one answer unit of a chunk (``analysis/answer_units.py``), computed at index time.
+    """The vector of one answer unit of a chunk (``statements/answer_units.py``), computed at index time.
 
     Ask scores the units of its passages against the question; reading their vectors here instead of
     embedding them at question time keeps Ask fast, and makes its time independent of what other
@@ -284,7 +284,7 @@ class LexemeStat(models.Model):
 class LexiconWord(models.Model):
     """A frequent word of one handbook language and its vector: the dictionary of word translation.
 
-    Built from the chunks by ``search/statistics/word_translation.py`` with the serving query embedder; a query word
+    Built from the chunks by ``search/lexicon/word_translation.py`` with the serving query embedder; a query word
     is translated into the nearest word of the other language (see that module).
     """
 

@@ -16,9 +16,9 @@ from search.embedding.embedders import get_embedder
 from search.embedding.model_switch import query_embedder
 from search.indexing.pipeline import page_reindex, pages_needing_index, pages_reindex
 from search.indexing.unit_vectors import page_units_embed, pages_needing_units, pages_units_embed
+from search.lexicon import word_translation as lexicon
 from search.models import IndexState
 from search.retrieval.crosslang import language_stats, means_cache_key
-from search.statistics import word_translation as lexicon
 from search.statistics.term_statistics import refresh_lexeme_stats
 
 logger = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ import re
 
 import numpy as np
 
-from analysis.answer_units import Unit, page_units
 from core.text import content_words, words
+from statements.answer_units import Unit, page_units
 from summaries.extractive import Pool
 
 FEATURES = (

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from analysis.statement_check import Source, check_sentences
 from core.llm import LLMError, chat_json
 from core.llm_replies import SummaryReply, parse_reply
 from core.text import detect_language
+from statements.statement_check import Source, check_sentences
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def _summarise_text(title: str, text: str) -> LLMSummary:
 
 
 def supported_summary(summary: LLMSummary, *, title: str, text: str, language: str = "") -> LLMSummary:
-    """The summary's sentences and key points that the page supports (``analysis/statement_check.py``:
+    """The summary's sentences and key points that the page supports (``statements/statement_check.py``:
     figures, names and words; a summary is in the page's language). Nothing left: LLMError, and
     the extractive summary is used."""
     language = language or detect_language(text)

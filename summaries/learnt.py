@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.answer_units import page_units
+from statements.answer_units import page_units
 from summaries.extractive import ExtractiveSummary, Pool, candidate_pool, summary_from_pool
 from summaries.features import FEATURES, candidate_hashes, pool_features
 from summaries.models import SummaryScorerFit

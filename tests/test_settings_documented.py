@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("config", "core", "accounts", "handbook", "analysis", "comments", "summaries", "search", "api")
+APPS = ("config", "core", "accounts", "handbook", "statements", "comments", "summaries", "search", "api")
 READS = re.compile(
     r"""\benv_(?:str|bool|int|float|list|url)\(\s*["']([A-Z][A-Z0-9_]*)["']"""
     r"""|\bos\.environ\.get\(\s*["']([A-Z][A-Z0-9_]*)["']"""

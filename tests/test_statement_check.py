@@ -1,9 +1,9 @@
-"""The sentence check of model output (``analysis/statement_check.py``): each sentence against its sources."""
+"""The sentence check of model output (``statements/statement_check.py``): each sentence against its sources."""
 
 from __future__ import annotations
 
-from analysis.statement_check import Source, check_sentences, written_sentences
 from search.ask.stream_gate import FigureGate
+from statements.statement_check import Source, check_sentences, written_sentences
 
 LEAVE = Source(
     1,

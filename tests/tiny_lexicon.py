@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from search.statistics import word_translation as lexicon
+from search.lexicon import word_translation as lexicon
 
 
 def tiny_lexicon(monkeypatch: Any) -> Iterator[None]:

@@ -4,7 +4,7 @@
 combien coûte" an amount with its unit, "how many / combien de" a number with what it counts, "how
 long", a limit or a duration some number, "who / à qui" a person, team or address, "where" a place,
 tool or link. A table row holds what its cells hold, each named by its column header
-(``analysis/answer_units.py``): "Days: 27" is a number of days.
+(``statements/answer_units.py``): "Days: 27" is a number of days.
 
 ``kind_match`` says whether a unit holds the kind asked: 1 when it does, -1 when a kind was asked and
 the unit holds none of it, 0 when the question asks for nothing in particular: a feature whose weight a
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from analysis.answer_units import Unit
 from core.text import fold_accents
+from statements.answer_units import Unit
 
 WHEN = "when"
 HOW_MUCH = "how much"

@@ -2,7 +2,7 @@
 
 Never writes a word of its own: every quote is a unit of a passage the user
 may read (a sentence, a list item with its lead-in, a table row with its
-headers: ``analysis/answer_units.py``) and carries that passage's citation.
+headers: ``statements/answer_units.py``) and carries that passage's citation.
 
 Choosing the quote looks for the answer, not only for shared words:
 
@@ -39,7 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from analysis.answer_units import Unit, passage_units
 from core.text import content_words
 from handbook.inline_html import without_markup
 from search.ask.asked_kind import asked_kind, kind_match
@@ -52,6 +51,7 @@ from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_su
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
+from statements.answer_units import Unit, passage_units
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from analysis.answer_units import Unit
 from core.text import words
+from statements.answer_units import Unit
 
 KIND_BONUS = 0.25
 KIND_PENALTY = 0.2  # a quantity question and a unit without any number

@@ -3,7 +3,7 @@
 A source that names no passage sent is dropped; markers pointing nowhere are removed;
 an answer citing nothing is not grounded (None). Then every sentence is checked
 against the passages it cites (its figures, its names, its meaning:
-``analysis/statement_check.py``): an unsupported sentence is left out, with a notice,
+``statements/statement_check.py``): an unsupported sentence is left out, with a notice,
 and an answer with no supported sentence is refused (``UnsupportedAnswer``).
 """
 
@@ -15,9 +15,16 @@ from typing import Any
 import numpy as np
 from django.utils.translation import gettext_lazy
 
-from analysis.answer_units import passage_units
-from analysis.statement_check import MARKER as STATEMENT_MARKER
-from analysis.statement_check import (
+from core.llm import LLMError
+from core.llm_replies import AnswerReply, parse_reply
+from search.ask.extractive import select_quotes
+from search.ask.passages import Passage, embedder_for
+from search.ask.replies import Answer, citation, no_answer
+from search.ask.unit_embeddings import sentence_vectors, unit_vectors
+from search.decisions.answer import SURE, UNSURE
+from statements.answer_units import passage_units
+from statements.statement_check import MARKER as STATEMENT_MARKER
+from statements.statement_check import (
     MIN_SIMILARITY,
     Similarity,
     Source,
@@ -26,13 +33,6 @@ from analysis.statement_check import (
     figures,
     known_figures,
 )
-from core.llm import LLMError
-from core.llm_replies import AnswerReply, parse_reply
-from search.ask.extractive import select_quotes
-from search.ask.passages import Passage, embedder_for
-from search.ask.replies import Answer, citation, no_answer
-from search.ask.unit_embeddings import sentence_vectors, unit_vectors
-from search.decisions.answer import SURE, UNSURE
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ UNSUPPORTED_NOTICE = gettext_lazy("A sentence of the generated answer was left o
 
 def supported_sentences(text: str, cited: list[Passage], question: str, language: str) -> tuple[str, list[str]]:
     """(the answer's supported sentences joined, the sentences left out): each written sentence is
-    checked on its own against the passages it cites (``analysis/statement_check.py``)."""
+    checked on its own against the passages it cites (``statements/statement_check.py``)."""
     verdicts = sentence_verdicts(text, cited, question, language)
     for v in verdicts:
         if not v.supported:

@@ -8,9 +8,9 @@ snippet's units are always compared by meaning (``search/ask/extractive.py``).
 
 from __future__ import annotations
 
-from analysis.answer_units import Unit
 from search.retrieval.query import QueryError, parse_query
 from search.retrieval.snippet import snippet_window
+from statements.answer_units import Unit
 
 
 def in_snippet(question: str, text: str, units: list[Unit]) -> list[Unit]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from analysis.statement_check import figures, known_figures
+from statements.statement_check import figures, known_figures
 
 # The end of a sentence in a stream: its punctuation followed by white space (a decimal point is not).
 _END = re.compile(r"[.!?…](?:[\"'”’)\]]*)(?:\s+(?:\[\d{1,2}\]\s*)*)|\n")

@@ -37,7 +37,6 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from analysis.answer_units import Unit
 from core.text import detect_language
 from search.ask.asked_kind import HOW_MANY, HOW_MUCH, WHEN, WHO, asked_kind, holds
 from search.ask.extractive import Candidate, candidates
@@ -48,6 +47,7 @@ from search.calibration.standardised import Standardised
 from search.decisions.answer import ANSWER, FEATURES, SURE
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
+from statements.answer_units import Unit
 
 PASSAGES_PER_QUESTION = 5  # the nearest passages a question's Ask is given here
 # A "sure" answer is shown as the answer, with no hedge: it must be right so nearly always that a

@@ -1,6 +1,6 @@
 """The material the decisions learn from: text the project ships, never what readers may read.
 
-``search/decisions/data/`` (read by serving too: ``search/embedding/sentence_sets.py``) holds a small
+``search/calibration/material/`` (read by serving too: ``search/embedding/sentence_sets.py``) holds a small
 handbook of a fictional company on generic workplace subjects, in English and French
 (``handbook.jsonl``), questions it answers with the passage and the sentence that answer each
 (``questions.jsonl``), workplace questions it does not answer — mostly near misses, on a subject it
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[1] / "decisions" / "data"
+DATA = Path(__file__).resolve().parent / "material"
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,12 @@ import itertools
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from analysis.answer_units import sentence_units
 from search.calibration.calibration_set import CalibrationQuestion, CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.decisions.policy import Decision
 from search.decisions.same_question import RELATED, SAME_QUESTION, SIMILARITY
 from search.embedding.embedders import Embedder
+from statements.answer_units import sentence_units
 
 # Product choices (the verified answers' goals): another question on the same page gets the verified
 # answer of a question it is not at most this often; a question on another page, almost never.

@@ -2,7 +2,7 @@
 
 Fixed text shipped with the product and its vectors under each embedding model, hence here beside the
 embedders: retrieval and calibration read the nearest sentence of each set, and the everyday sentences
-are known words to ``search/statistics/word_shape.py``.
+are known words to ``search/lexicon/word_shape.py``.
 
 Multilingual e5 puts any two texts close: a question on another subject ("how long do cats live",
 "recette de la blanquette") has a nearest handbook chunk as close as many real questions, so a
@@ -12,7 +12,7 @@ handbook does not cover (cooking, sport, animals, weather, geography, history, s
 gardening, cars, health, games), in English and French, and ``data/workplace.txt`` generic sentences
 on the subjects handbooks do cover. Two more sets are queries people type, compared query to query:
 the questions the calibration handbook answers and the calibration queries on other subjects
-(``search/decisions/data/``) — a query is nearer a question of its own kind than a passage is to
+(``search/calibration/material/``) — a query is nearer a question of its own kind than a passage is to
 either. The query's nearest sentence of each set is a feature of the fitted query decision
 (``search/decisions/query.py``), which weighs them per model.
 
@@ -41,7 +41,7 @@ from search.embedding.embedders import Embedder
 logger = logging.getLogger(__name__)
 
 DATA = Path(__file__).resolve().parent / "data"
-DECISIONS_DATA = Path(__file__).resolve().parents[1] / "decisions" / "data"
+MATERIAL = Path(__file__).resolve().parents[1] / "calibration" / "material"
 _lock = threading.Lock()
 _vectors: dict[tuple[str, str], np.ndarray] = {}
 
@@ -123,8 +123,8 @@ class SentenceSet:
 EVERYDAY = SentenceSet("off_topic")  # subjects a handbook does not cover
 WORKPLACE = SentenceSet("workplace")  # the subjects handbooks do cover, said generically
 # Queries people type: questions a handbook answers, and queries on other subjects.
-HANDBOOK_QUESTIONS = SentenceSet("handbook_questions", DECISIONS_DATA / "questions.jsonl", "question", as_queries=True)
-OTHER_QUERIES = SentenceSet("other_queries", DECISIONS_DATA / "no_match.jsonl", "query", as_queries=True)
+HANDBOOK_QUESTIONS = SentenceSet("handbook_questions", MATERIAL / "questions.jsonl", "question", as_queries=True)
+OTHER_QUERIES = SentenceSet("other_queries", MATERIAL / "no_match.jsonl", "query", as_queries=True)
 SETS = (EVERYDAY, WORKPLACE, HANDBOOK_QUESTIONS, OTHER_QUERIES)
 
 

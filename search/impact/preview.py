@@ -18,7 +18,6 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from analysis.answer_units import page_units
 from handbook.models import Page, Revision
 from handbook.services import page_publish
 from search.ask.answers import answer_question
@@ -27,6 +26,7 @@ from search.impact.sandbox import rolled_back
 from search.impact.selectors import AskedQuestion, asked_citing, unanswered_matching, verified_on
 from search.indexing.pipeline import page_reindex
 from search.verified.wording import unit_hash
+from statements.answer_units import page_units
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Answer-unit vectors, computed at index time and read by Ask.
 
-Ask scores the units of its passages (``analysis/answer_units.py``) against the question with the
+Ask scores the units of its passages (``statements/answer_units.py``) against the question with the
 embedding model. Embedding them at question time cost ~40 ms a unit on two cores, and a cache of
 those vectors shared by everyone made Ask faster for units someone else had asked about lately.
 So once a page's chunks are embedded, a bulk task embeds the units of each chunk with the serving
@@ -19,11 +19,11 @@ from collections.abc import Iterable, Sequence
 
 from django.db import connection
 
-from analysis.answer_units import RULES_VERSION, chunk_units, revision_units
 from handbook.models import Page
 from search.embedding.embedders import bulk_slices, passages_in_slices
 from search.embedding.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
+from statements.answer_units import RULES_VERSION, chunk_units, revision_units
 
 
 def units_mark(model: str) -> str:

@@ -8,7 +8,7 @@ ranked list ("translated" in the fusion):
 - with an LLM configured, by the model (cached for a week);
 - otherwise (or until the model's translation is there, or when it fails), word
   by word through the embedding model's nearest words of the other language
-  (``search/statistics/word_translation.py``).
+  (``search/lexicon/word_translation.py``).
 
 No search waits for the model. A search reads the model's translation from the
 cache or goes on with the word translation; a search someone *submitted* (not a
@@ -41,8 +41,8 @@ from core.llm_replies import TranslationReply, parse_reply
 from core.queues import enqueue
 from core.text import detect_language
 from search.embedding.model_switch import query_embedder
+from search.lexicon.word_translation import translate_words
 from search.retrieval.query import QueryError, parse_query
-from search.statistics.word_translation import translate_words
 
 logger = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from core.text import STOPWORDS, detect_language, fold_accents
+from search.lexicon import word_translation as lexicon
 from search.models import LexiconWord
-from search.statistics import word_translation as lexicon
 from search.statistics.scopes import Reader
 from search.statistics.term_statistics import term_weights
 

@@ -20,13 +20,13 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from analysis.answer_units import Unit, page_units, passage_units, revision_units
 from handbook.models import Page, Space
 from handbook.permissions import visible_page_ids_sql
 from search.indexing.unit_vectors import stored_unit_vectors
 from search.models import VerifiedAnswer, VerifiedQuestion
 from search.retrieval.pipeline import retrieve
 from search.verified.wording import fold, related_distance, same_question_distance, unit_hash
+from statements.answer_units import Unit, page_units, passage_units, revision_units
 
 MAX_CANDIDATE_PAGES = 8
 

@@ -12,13 +12,13 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from analysis.answer_units import Unit, page_units
 from core.text import detect_language
 from handbook.models import Page, Space
 from handbook.permissions import can_edit, can_edit_space
 from search.models import VerifiedAnswer, VerifiedQuestion
 from search.verified.selectors import AskPassage, VerifiedReply, verified_for_editor, verified_reply
 from search.verified.wording import clean_question, fold, question_vector, unit_hash
+from statements.answer_units import Unit, page_units
 
 logger = logging.getLogger(__name__)
 

@@ -82,13 +82,13 @@ def demo_edit(make_user) -> Any:
     from django.contrib.auth.models import Group, User
     from django.core.management import call_command
 
-    from analysis.answer_units import page_units
     from handbook.approvals.services import space_set_approval
     from handbook.models import Page, Space
     from search.insights.visibility import MIN_ASKERS
     from search.models import AskLog
     from search.verified.services import verify_answer
     from search.verified.wording import unit_hash
+    from statements.answer_units import page_units
 
     call_command("seed_demo", verbosity=0)
     people = Space.objects.get(slug="people")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.answer_units import Unit
 from search.ask import extractive
 from search.ask.passages import Passage
 from search.decisions.answer import ANSWER, FEATURES, SURE, unit_score
 from search.decisions.policy import Decision
+from statements.answer_units import Unit
 
 # logit = words + 10 × similarity + 0.5 if the unit is in another language − 9; an answer from p ≥ 0.5,
 # sure from the same (extra quotes are sure ones).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.answer_units import page_units, sentence_units
+from statements.answer_units import page_units, sentence_units
 
 PER_DIEM = """# Indemnités journalières
 
@@ -118,8 +118,8 @@ SIGNATURE = (
 def test_html_tables_are_read_row_by_row_with_their_headers() -> None:
     """GIVEN a table written in HTML inside the Markdown (as exported handbooks keep them) THEN each row is
     a unit that names its cells by their column headers, and no unit quotes a tag."""
-    from analysis.answer_units import chunk_units
     from search.indexing.chunking import chunk_markdown
+    from statements.answer_units import chunk_units
 
     units = page_units(SIGNATURE)
     rows = [u.text for u in units if u.kind == "row"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.answer_units import Unit, page_units
 from search.ask.asked_kind import HOW_MANY, HOW_MUCH, NUMBER, WHEN, WHERE, WHO, asked_kind, holds, kind_match
 from search.decisions.answer import FEATURES, UnitFeatures
 from search.decisions.policy import Decision
+from statements.answer_units import Unit, page_units
 
 
 def _unit(text: str) -> Unit:

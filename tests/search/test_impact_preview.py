@@ -8,7 +8,6 @@ import hashlib
 import pytest
 from django.core.cache import cache
 
-from analysis.answer_units import page_units
 from handbook.services import page_publish, page_save
 from search.ask.answers import answer_question
 from search.embedding.embedders import get_embedder
@@ -27,6 +26,7 @@ from search.insights.visibility import MIN_ASKERS
 from search.models import AskLog, Chunk
 from search.verified.services import verify_answer
 from search.verified.wording import unit_hash
+from statements.answer_units import page_units
 
 REMOTE = """# Remote work
 

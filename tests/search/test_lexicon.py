@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from search.lexicon import word_translation as lexicon
 from search.models import LexiconWord
 from search.retrieval.pipeline import retrieve
 from search.services import index_sweep, lexicon_build
-from search.statistics import word_translation as lexicon
 from tests.tiny_lexicon import tiny_lexicon
 
 TRAVEL_EN = (

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.answer_units import chunk_units, revision_units
 from handbook.services import page_save
 from search.ask.answers import answer_question
 from search.embedding.embedders import LocalE5Embedder, local_embedder
 from search.indexing.unit_vectors import _insert, page_units_embed, text_hash, units_mark
 from search.models import Chunk, IndexState, UnitVector
+from statements.answer_units import chunk_units, revision_units
 
 CARD = """# Corporate card
 
@@ -132,9 +132,9 @@ def test_another_model_s_units_are_dropped_once_the_page_is_stored_again(card):
 def test_a_new_unit_rule_has_the_sweep_store_every_page_again(card, monkeypatch):
     """GIVEN units stored under the current rule WHEN the rule's version changes THEN the page needs its
     units again, and the sweep stores them under the new mark (unchanged units keep their rows)."""
-    from analysis import answer_units
     from search.indexing import unit_vectors
     from search.services import index_sweep
+    from statements import answer_units
 
     page = card["page"]
     model = local_embedder().model_name

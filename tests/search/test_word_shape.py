@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.statistics.word_shape import looks_like_a_word, vocabulary_triples
+from search.lexicon.word_shape import looks_like_a_word, vocabulary_triples
 
 
 @pytest.mark.parametrize("mash", ["zzzz", "optdq", "hjkl", "bvcx", "mlkj", "xkcd", "jkjkjk", "wq0x3", "lpz88"])

@@ -146,8 +146,8 @@ def add_every_kind(world: World) -> Objects:
 
 
 def _unit_hashes(page: Any) -> list[dict[str, str]]:
-    from analysis.answer_units import page_units
     from search.verified.wording import unit_hash
+    from statements.answer_units import page_units
 
     return [{"hash": unit_hash(u.text)} for u in page_units(page.published_revision.body or "")]
 

@@ -20,12 +20,12 @@ from django.core.cache import cache
 from django.core.management import call_command
 
 from search.ask.passages import passages_for
+from search.lexicon import word_translation as lexicon
 from search.retrieval import crosslang
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query_translation import query_translations
 from search.retrieval.suggest import did_you_mean
 from search.services import lexicon_build
-from search.statistics import word_translation as lexicon
 from search.statistics.scopes import reader_of
 from search.statistics.term_statistics import refresh_lexeme_stats, term_weights
 from tests.tiny_lexicon import tiny_lexicon

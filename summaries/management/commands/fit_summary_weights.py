@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.answer_units import page_units
+from statements.answer_units import page_units
 from summaries.features import unit_hash
 from summaries.fitting import fit_report, fit_scorer, held_out_f1, lesson
 from summaries.learnt import SHIPPED_WEIGHTS

@@ -40,12 +40,13 @@ from django.db.models import Count
 from core.queues import enqueue
 from search.embedding.embedders import Embedder
 from search.embedding.model_switch import query_embedder
+from search.lexicon import word_vectors
+from search.lexicon.word_counts import LANGUAGES, content_words, vocabulary
+from search.lexicon.word_shape import looks_like_a_word
 from search.models import LexiconWord
-from search.statistics import stamps, word_vectors
+from search.statistics import stamps
 from search.statistics.scopes import EVERYTHING, Reader
 from search.statistics.stamps import parse_scope_key, scope_key  # noqa: F401 - the vocabulary's scope keys
-from search.statistics.word_counts import LANGUAGES, content_words, vocabulary
-from search.statistics.word_shape import looks_like_a_word
 
 logger = logging.getLogger(__name__)
 

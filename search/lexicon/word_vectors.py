@@ -1,6 +1,6 @@
 """The stored word vectors of the vocabulary, loaded per process, and one reader's view of them.
 
-``search/statistics/word_translation.py`` builds the vocabulary and translates with it; this is
+``search/lexicon/word_translation.py`` builds the vocabulary and translates with it; this is
 the in-memory side: each language's table (reloaded when a build changes the version stamp) and,
 per set of readable scopes, the words that reader may use and their mean vector.
 """
@@ -15,9 +15,9 @@ from cachetools import LRUCache
 from pgvector import Vector
 
 from core.db_router import read_connection
+from search.lexicon.word_shape import vocabulary_triples
 from search.statistics.scopes import Reader
 from search.statistics.stamps import parse_scope_key
-from search.statistics.word_shape import vocabulary_triples
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class ReaderView:
     usable: np.ndarray  # bool per row
     mean: np.ndarray
     norms: np.ndarray  # |v - mean| per row
-    triples: frozenset[str] = frozenset()  # letter triples of the usable words (search/statistics/word_shape.py)
+    triples: frozenset[str] = frozenset()  # letter triples of the usable words (search/lexicon/word_shape.py)
 
 
 _tables: dict[tuple[str, str], tuple[int, Table | None]] = {}

@@ -1,6 +1,6 @@
 """Counting the handbook's content words per language and readership scope (the vocabulary's input).
 
-``search/statistics/word_translation.py`` stores the frequent ones with their vectors; here they are
+``search/lexicon/word_translation.py`` stores the frequent ones with their vectors; here they are
 only counted, from the chunks of published pages, each chunk once per word it holds.
 """
 

@@ -91,24 +91,21 @@ def decide_query(
     change it (it reads the reader's word statistics; most queries are decided either way)."""
     if decision is None:
         return replace(SAFE, features=features)
+    result, off = decision.threshold("result"), decision.threshold("clearly_off")
     if unheld is not None:
-        held, missing = replace(features, unheld=False), replace(features, unheld=True)
-        if _outcome(held, decision) != _outcome(missing, decision):
-            features = replace(features, unheld=unheld())
-        else:
-            features = held
+        features = replace(features, unheld=False)
     p = decision.probability(features.values())
-    return QueryDecision(
-        confident=p >= decision.threshold("result"),
-        clearly_off=p < decision.threshold("clearly_off"),
-        probability=p,
-        features=features,
-    )
+    if unheld is not None:
+        missing = replace(features, unheld=True)
+        p_missing = decision.probability(missing.values())
+        if _outcome(p, result, off) != _outcome(p_missing, result, off) and unheld():
+            features, p = missing, p_missing
+    confident, clearly_off = _outcome(p, result, off)
+    return QueryDecision(confident=confident, clearly_off=clearly_off, probability=p, features=features)
 
 
-def _outcome(features: QueryFeatures, decision: Decision) -> tuple[bool, bool]:
-    p = decision.probability(features.values())
-    return p >= decision.threshold("result"), p < decision.threshold("clearly_off")
+def _outcome(p: float, result: float, off: float) -> tuple[bool, bool]:
+    return p >= result, p < off
 
 
 PAGE = "page"

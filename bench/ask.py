@@ -18,13 +18,16 @@ asked as the ``bench-handbooks`` user (reads the three handbooks):
 - the kind of answer asked: among the answers to questions asking for a date, an amount, a count or a
   person ("when", "how much", "how many", "who": ``search/ask/asked_kind.py``), the share whose lead
   quote holds that kind;
-- overhead: Ask without an LLM (retrieval + passages + the extractive writer), cold caches.
+- overhead: Ask without an LLM (retrieval + passages + the extractive writer), cold caches;
+- the goals' figures per set: ``bench/ask_goals.py``.
 
 Run: python -m bench.ask   (after the corpora are loaded by bench.search or make bench)
+     python -m bench.ask --database bench_ask_after --label after   (a subset: bench/ask_subset.py)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -33,6 +36,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from bench.ask_goals import GOAL_HEADERS, commit, extra_page, goal_rows
 from bench.common import RESULTS, ensure_corpora, load_queries, md_table, mean, percentile, setup
 
 SCOPE = "bench-handbooks"
@@ -97,6 +101,8 @@ def judge(q: dict[str, Any], answer: Any) -> dict[str, Any]:
         "units": len(units) if answered else 0,
         "quotes": [text for _ref, text in units],
         "cited": [c.ref for c in answer.citations],
+        "quoted_refs": [ref for ref, _text in units],
+        "extra_page": answered and extra_page(relevant, [ref for ref, _text in units]),
     }
 
 
@@ -223,10 +229,13 @@ def _confidence_split(rows: list[dict[str, Any]]) -> list[list[Any]]:
 
 def _right_kind(question: str, row: dict[str, Any]) -> bool | None:
     """Whether the lead quote holds the kind asked; None when the question asks for no such kind or
-    was not answered."""
-    from search.ask.asked_kind import asked_kind, holds
-    from search.calibration.answer_fit import RIGHT_KINDS
-    from statements.answer_units import Unit
+    was not answered (or the checkout does not detect the kind asked)."""
+    try:
+        from search.ask.asked_kind import asked_kind, holds
+        from search.calibration.answer_fit import RIGHT_KINDS
+        from statements.answer_units import Unit
+    except ImportError:
+        return None
 
     kind = asked_kind(question)
     if kind not in RIGHT_KINDS or not row["answered"] or not row["quotes"]:
@@ -273,10 +282,20 @@ def _overhead_over_every_corpus(sets: dict[str, list[dict[str, Any]]]) -> dict[s
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.ask", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", help="a subset database made by bench.ask_subset (default: the full corpora)")
+    parser.add_argument("--label", help="results go to bench/results/ask_<label>.json (default ask.json)")
+    args = parser.parse_args()
+    started_run = time.monotonic()
     # Cold caches: no query, translation or unit vector cached by an earlier run is reused.
     os.environ["CACHE_KEY_PREFIX"] = f"bench-ask-{time.time_ns()}"
-    setup()
-    ensure_corpora(("18f-handbook", "etalab-guides", "betagouv-communaute"))
+    if args.database:
+        from bench.ask_subset import use_database
+
+        use_database(args.database)
+    else:
+        setup()
+        ensure_corpora(("18f-handbook", "etalab-guides", "betagouv-communaute"))
     from bench.common import refresh_index_statistics
 
     refresh_index_statistics()  # under the fresh prefix: the word-translation vocabulary's version
@@ -284,6 +303,7 @@ def main() -> None:
 
     from search.ask import extractive as extractive_answer
     from search.ask.answers import answer_question
+    from search.ask.quoted import quoting
 
     user = User.objects.get(username=SCOPE)
     sets = {"native": load_queries("dev-handbooks.jsonl"), "translated": load_queries("dev-crosslang.jsonl")}
@@ -295,6 +315,9 @@ def main() -> None:
             started = time.perf_counter()
             answer = answer_question(user=user, question=q["query"], rate_limit=False, use_cache=False, log=False)
             ask_ms.append((time.perf_counter() - started) * 1000)
+            answered = answer.mode != "no_answer"
+            # a checkout that does not say how sure shows every answer as sure
+            confidence = getattr(answer, "confidence", "sure" if answered else None)
             row = {
                 "set": set_name,
                 "qid": q["qid"],
@@ -303,17 +326,14 @@ def main() -> None:
                 "lang": q["lang"],
                 "answerable": bool(q["relevant"]),
                 "evidence": q.get("evidence") or "",
-                "confidence": answer.confidence,
+                "confidence": confidence,
+                "ask_ms": ask_ms[-1],
                 **judge(q, answer),
             }
             row["right_kind"] = _right_kind(q["query"], row)
-            if scorer is not None:
-                with extractive_answer.answer_always():
-                    ungated = answer_question(
-                        user=user, question=q["query"], rate_limit=False, use_cache=False, log=False
-                    )
-                row["ungated"] = judge(q, ungated)
-                row["score"] = extractive_answer.last_answerability_score()
+            if scorer is not None and answer.selection is not None:  # the would-be answer, whatever the threshold
+                row["ungated"] = judge(q, quoting(q["query"], answer.language, answer.selection.quotes))
+                row["score"] = answer.selection.score or 0.0
             rows.append(row)
 
     print("\n### Ask, answer level (extractive, bench-handbooks user)\n")
@@ -325,6 +345,9 @@ def main() -> None:
         f"\nAsk without an LLM (retrieval + passages + extractive writer, cold caches): "
         f"p50 {percentile(ask_ms, 50):.0f} ms, p95 {percentile(ask_ms, 95):.0f} ms (n={len(ask_ms)})"
     )
+    goals = goal_rows(rows)
+    print("\n### Goals' figures (answerable questions unless said; sure+unsure unless said)\n")
+    print(md_table(GOAL_HEADERS, goals))
     kind = _right_kind_share(rows)
     print(
         f"\nRight kind: {kind['share']:.3f} of the {kind['answers']} answers to questions asking for a date, "
@@ -341,9 +364,16 @@ def main() -> None:
         print(md_table(SWEEP_HEADERS, sweep))
         print(f"(scores range {scores[0]:.3f} .. {scores[-1]:.3f})")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "ask.json").write_text(
+    out = RESULTS / (f"ask_{args.label}.json" if args.label else "ask.json")
+    out.write_text(
         json.dumps(
             {
+                "commit": commit(),
+                "database": args.database or "full corpora",
+                "wall_s": round(time.monotonic() - started_run),
+                "load_average": os.getloadavg(),
+                "cpus": os.cpu_count(),
+                "goals": [dict(zip(GOAL_HEADERS, r, strict=True)) for r in goals],
                 "table": [dict(zip(HEADERS, r, strict=True)) for r in _rows_table(rows)],
                 "ask_p50_ms": percentile(ask_ms, 50),
                 "ask_p95_ms": percentile(ask_ms, 95),
@@ -358,7 +388,7 @@ def main() -> None:
             default=float,
         )
     )
-    print(f"\n(rows: {RESULTS / 'ask.json'})")
+    print(f"\n(rows: {out})")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import pickle
 import sys
 import time
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -204,11 +205,10 @@ def main() -> None:
                     "answerable": bool(q["relevant"]),
                     "evidence": q.get("evidence") or "",
                 }
-                with extractive_answer.answer_always():
-                    selection = extractive_answer.select_quotes(q["query"], language, passages, qvec, embedder)
+                selection = extractive_answer.select_quotes(q["query"], language, passages, qvec, embedder)
                 row["score"] = selection.score or 0.0
                 row["threshold"] = selection.threshold
-                row["best"] = extractive_answer.last_best_unit()
+                row["best"] = asdict(selection.best) if selection.best is not None else {}
                 row["units"] = _judge(q, [x.sentence for x in selection.quotes])
                 if before is not None:
                     ranked = before.ranked_sentences(q["query"], language, passages)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from django.conf import settings
@@ -74,6 +74,7 @@ def from_cache(key: str) -> Answer | None:
 
 def to_cache(key: str, answer: Answer) -> None:
     try:
-        cache.set(key, asdict(answer) | {"log_id": None, "cached": False, "verified": None}, CACHE_TTL_S)
+        kept = replace(answer, log_id=None, cached=False, verified=None, selection=None)  # the reply, not its making
+        cache.set(key, asdict(kept), CACHE_TTL_S)
     except Exception:
         logger.warning("answer cache unavailable")

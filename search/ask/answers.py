@@ -26,14 +26,12 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.db import connections
 from django.utils.translation import gettext_lazy
 
-from core import languages
 from core.llm import (
     LLMError,
     LLMRateLimited,
@@ -48,17 +46,14 @@ from core.ratelimit import allow
 from core.text import detect_language
 from search.ask import prompts
 from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cache
-from search.ask.extractive import select_quotes
 from search.ask.grounding import MARKER, UnsupportedAnswer, grounded, with_confidence
 from search.ask.passages import Passage, embedder_for, passages_for
-from search.ask.quote_learning import learnt_order
-from search.ask.replies import Answer, AskError, Citation, citation, no_answer
+from search.ask.quoted import extractive_answer
+from search.ask.replies import Answer, AskError, no_answer
 from search.ask.stream_gate import gate_for
-from search.decisions.answer import SURE, UNSURE
 from search.models import AskLog
 from search.retrieval import parallel
-from search.retrieval.query import QueryError, clean_query, parse_query
-from search.retrieval.query_embedding import query_embedding
+from search.retrieval.query import QueryError, clean_query
 from search.retrieval.query_translation import request_translations
 from search.verified.services import verified_for_asker
 
@@ -85,7 +80,6 @@ FALLBACK_NOTICES = {
         "The limit on language-model answers for this minute is reached; these sentences are quoted from the handbook."
     ),
 }
-LANGUAGE_NAMES = languages.NAMES
 
 
 def validate_question(question: str) -> str:
@@ -98,61 +92,6 @@ def validate_question(question: str) -> str:
     if len(text) > MAX_QUESTION_CHARS:
         raise AskError(f"Your question is too long ({len(text)} characters); the limit is {MAX_QUESTION_CHARS}.")
     return text
-
-
-def extractive_answer(
-    question: str, language: str, passages: list[Passage], notice: str = "", *, reader: Any = None, embedder: Any = None
-) -> Answer:
-    """The answer quoted from ``passages``; their order learnt from verified answers when ``reader``
-    may read every page that taught it (``search/ask/quote_learning.py``). ``embedder``: the serving
-    one as the passages' retrieval resolved it (else resolved here)."""
-    vector, embedder = _question_vector(question, passages, embedder)
-    reorder = partial(learnt_order, model=embedder.model_name, reader=reader) if embedder is not None else None
-    selection = select_quotes(question, language, passages, vector, embedder, reorder=reorder)
-    if not selection.answerable:
-        answer = no_answer(question, language)
-        answer.notice = notice
-        return answer
-    quotes = selection.quotes
-    parts: list[str] = []
-    citations: list[Citation] = []
-    # Each page is a source once (two passages of one page are one source), listing every sentence
-    # quoted from it.
-    sources: dict[tuple[int, str], Citation] = {}
-    for quote in quotes:
-        passage = quote.passage
-        source = sources.get((passage.page_id, passage.ref))
-        if source is None:
-            source = sources[(passage.page_id, passage.ref)] = citation(passage, quote.sentence)
-            source.number = len(citations) + 1
-            citations.append(source)
-        elif quote.sentence not in source.quote:
-            source.quote = f"{source.quote} … {quote.sentence}"
-        label = f"[{source.number}]"
-        if passage.language != language:  # say which language a quoted sentence is in
-            label = f"({LANGUAGE_NAMES.get(passage.language, passage.language)}) {label}"
-        parts.append(f"“{quote.sentence}” {label}")
-    answer = Answer(question, "extractive", " ".join(parts), language, citations, notice)
-    answer.confidence = SURE if selection.sure else UNSURE
-    answer.probability = selection.lead
-    return answer
-
-
-def _question_vector(question: str, passages: list[Passage], known: Any = None) -> tuple[list[float] | None, Any]:
-    """The question's vector as retrieval computed it, when the passages came with vectors."""
-    # Retrieval's own vector, even when no passage came from a vector list (the similarity floor
-    # can leave only keyword hits): the units are still compared with the question by meaning.
-    embedder = embedder_for(passages, known)
-    if embedder is None:
-        return None, None
-    known = next((p.question_vector for p in passages if p.question_vector), None)
-    if known is not None:
-        return known, embedder
-    try:  # passages built by hand (tests, tools): no person's cache is involved
-        return query_embedding(parse_query(question).raw, embedder), embedder
-    except Exception as exc:
-        logger.warning("question embedding unavailable for the sentence check: %s", exc)
-        return None, None
 
 
 def _fallback_reason(exc: LLMError) -> str:

@@ -29,13 +29,10 @@ Choosing the quote looks for the answer, not only for shared words:
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import logging
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -186,48 +183,34 @@ def _cosines(
     return (vectors @ question / np.where(norms == 0, 1, norms)).tolist()
 
 
-@dataclass
+@dataclass(frozen=True)
+class BestUnit:
+    """What the decision saw of the best unit it compared: the bench reads why a question was (not) answered."""
+
+    similarity: float | None
+    words: float
+    other_language: bool
+
+
+@dataclass(frozen=True)
 class Selection:
-    quotes: list[Quote]
+    """The decision on a question's units: the would-be quotes (whatever the threshold), how likely the
+    passages answer, and whether they do. Ask answers from it; the bench and tests read the same value."""
+
+    quotes: Sequence[Quote]
     score: float | None  # probability that the best unit answers; None: not compared by meaning
     threshold: float = 1.0  # the answer decision's
     lead: float | None = None  # the fitted probability of the quoted lead unit; None: not compared by meaning
     sure: bool = False  # the decision is sure the lead states the answer
+    best: BestUnit | None = None  # the best unit compared; None: no unit
 
     @property
     def answerable(self) -> bool:
         if not self.quotes:
             return False
-        if _ALWAYS.get():
-            return True
         if self.score is None:  # no vectors or no policy yet: word evidence decides
             return self.quotes[0].score > RANK_PRIOR
         return self.score >= self.threshold
-
-
-_ALWAYS: contextvars.ContextVar[bool] = contextvars.ContextVar("answer_always", default=False)
-_LAST_SCORE: contextvars.ContextVar[float] = contextvars.ContextVar("last_answerability_score", default=0.0)
-_LAST_BEST: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("last_best_unit")
-
-
-@contextlib.contextmanager
-def answer_always() -> Iterator[None]:
-    """Answer whatever the answerability score (bench/ask.py sweeps the threshold over such answers)."""
-    token = _ALWAYS.set(True)
-    try:
-        yield
-    finally:
-        _ALWAYS.reset(token)
-
-
-def last_answerability_score() -> float:
-    """The answerability score of the last selection made in this context (bench/ask.py)."""
-    return _LAST_SCORE.get()
-
-
-def last_best_unit() -> dict[str, Any]:
-    """Similarity, word score and language of the last selection's best unit (bench/ask.py)."""
-    return dict(_LAST_BEST.get({}))
 
 
 def select_quotes(
@@ -301,11 +284,9 @@ def select_quotes(
     score = None
     if scored and decision is not None:
         score = max(decision.probability(c.features().values()) for c in shortlist if c.similarity is not None)
-    _LAST_SCORE.set(score if score is not None else 0.0)
-    _LAST_BEST.set(
-        {"similarity": best.similarity, "words": best.words, "other_language": best.passage.language != language}
-    )
-    return Selection(quotes, score, decision.threshold(ANSWER) if decision is not None else 1.0, lead, lead_sure)
+    threshold = decision.threshold(ANSWER) if decision is not None else 1.0
+    seen = BestUnit(best.similarity, best.words, best.passage.language != language)
+    return Selection(quotes, score, threshold, lead, lead_sure, seen)
 
 
 def _words(c: Candidate) -> int:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import languages
 from search.ask.passages import Passage
 from search.decisions.answer import SURE
 from search.verified.selectors import VerifiedReply
+
+if TYPE_CHECKING:
+    from search.ask.extractive import Selection
 
 NO_ANSWER_TEXT = {language.code: language.no_answer for language in languages.LANGUAGES}
 
@@ -47,6 +50,9 @@ class Answer:
     verified: VerifiedReply | None = None
     confidence: str | None = None  # "sure" | "unsure" (search/decisions/answer.py); None for no_answer
     probability: float | None = None  # the fitted probability that the lead unit states the answer
+    # The decision the quotes came from, whatever its threshold (an extractive answer made now; not
+    # cached, not in the JSON): the bench and tests read it from the answer production gives.
+    selection: Selection | None = field(default=None, repr=False, compare=False)
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -53,13 +53,11 @@ def ask_box(browser, live_server, settings) -> Iterator[Watched]:  # type: ignor
 
 def _lead(user: Any, question: str) -> float:
     """The fitted probability of the lead unit Ask quotes for ``question``, whatever the thresholds."""
-    from search.ask import extractive
     from search.ask.answers import answer_question
 
-    with extractive.answer_always():
-        answer = answer_question(user=user, question=question, rate_limit=False, use_cache=False, log=False)
-    assert answer.probability is not None, "the units were compared by meaning"
-    return answer.probability
+    answer = answer_question(user=user, question=question, rate_limit=False, use_cache=False, log=False)
+    assert answer.selection is not None and answer.selection.lead is not None, "the units were compared by meaning"
+    return answer.selection.lead
 
 
 def _store_thresholds(answer: float, sure: float) -> None:

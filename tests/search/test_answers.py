@@ -251,8 +251,8 @@ BENEFITS = (
 def test_near_miss_question_is_declined_by_the_sentence_check(make_space, make_page, make_user):
     """The passage is about benefits, so it is close to "pet insurance"; no unit of it is."""
     from search.ask import extractive as extractive_answer
-    from search.ask.answers import _question_vector
     from search.ask.passages import passages_for
+    from search.ask.quoted import _question_vector
 
     space = make_space("people", viewers=("staff",))
     make_page(space, "Benefits", BENEFITS, ref="benefits")

@@ -212,9 +212,9 @@ def rooms(make_space, make_page, make_user):  # type: ignore[no-untyped-def]
 
 
 def _lead_probability(user: Any) -> float:
-    with extractive.answer_always():
-        answer_question(user=user, question=QUESTION, rate_limit=False, use_cache=False, log=False, use_llm=False)
-    return extractive.last_answerability_score()
+    answer = answer_question(user=user, question=QUESTION, rate_limit=False, use_cache=False, log=False, use_llm=False)
+    assert answer.selection is not None and answer.selection.score is not None, "the units were compared by meaning"
+    return answer.selection.score
 
 
 def _cli(user: Any, question: str = QUESTION) -> dict[str, Any]:

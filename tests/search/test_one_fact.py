@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from search.ask import answers, extractive
+from search.ask import extractive, quoted
 from search.ask.passages import Passage
 from search.decisions.answer import ANSWER, SURE, answer_decision
 from search.decisions.policy import Decision, forget
@@ -118,9 +118,9 @@ def test_a_page_is_a_source_once_with_every_sentence_quoted_from_it(monkeypatch)
         extractive.Quote(other.text, other, 1.0),
     ]
     selection = extractive.Selection(quotes, 0.99, 0.5, 0.99, True)
-    monkeypatch.setattr(answers, "select_quotes", lambda *a, **k: selection)
-    monkeypatch.setattr(answers, "_question_vector", lambda *a: (None, None))
-    answer = answers.extractive_answer(QUESTION, "en", [first, second, other])
+    monkeypatch.setattr(quoted, "select_quotes", lambda *a, **k: selection)
+    monkeypatch.setattr(quoted, "_question_vector", lambda *a: (None, None))
+    answer = quoted.extractive_answer(QUESTION, "en", [first, second, other])
     assert [(c.number, c.ref) for c in answer.citations] == [(1, "rooms"), (2, "desk")]
     assert first.text in answer.citations[0].quote and second.text in answer.citations[0].quote
     assert answer.text.count("[1]") == 2 and answer.text.count("[2]") == 1

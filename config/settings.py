@@ -235,7 +235,7 @@ if LLM_BASE_URL and not LLM_MODEL:
 SEARCH_TRANSLATE_QUERIES = env_bool("SEARCH_TRANSLATE_QUERIES", True)
 # Without an LLM: query words translated through the embedding model's nearest words (lexicon/word_translation.py).
 SEARCH_WORD_TRANSLATION = env_bool("SEARCH_WORD_TRANSLATION", True)
-# Ask prepares its extractive answer in a thread while the LLM is asked (search/retrieval/parallel.py).
+# Run a search's lists at once, on separate connections (search/retrieval/parallel.py).
 SEARCH_PARALLEL_LEGS = env_bool("SEARCH_PARALLEL_LEGS", True)
 ASK_RATE_LIMIT = env_str("ASK_RATE_LIMIT", "20/m")
 SEARCH_RATE_LIMIT = env_str("SEARCH_RATE_LIMIT", "120/m")

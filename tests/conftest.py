@@ -112,6 +112,16 @@ def _celery_eager() -> Iterator[None]:
     app.conf.task_always_eager = True
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _search_pool_connections_closed(django_db_setup: Any) -> Iterator[None]:
+    """Searches outside a transaction (live server, transactional tests) leave pool connections
+    open; they are closed before the test database is dropped."""
+    yield
+    from search.retrieval import parallel
+
+    parallel.close_connections()
+
+
 # --- People and content ---------------------------------------------------------
 
 

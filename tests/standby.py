@@ -129,6 +129,9 @@ def register_alias(alias: str, settings_dict: dict[str, Any]) -> None:
 
 
 def unregister_alias(alias: str) -> None:
+    from search.retrieval import parallel
+
+    parallel.close_connections()  # the pool threads' connections to it
     with contextlib.suppress(Exception):
         connections[alias].close()
     with contextlib.suppress(AttributeError):

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from core import languages
@@ -26,7 +28,8 @@ from search.decisions.query import (
     vector_floors,
 )
 from search.embedding.model_switch import query_embedder
-from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
+from search.embedding.sentence_sets import nearest_of_each
+from search.retrieval import parallel
 from search.retrieval.crosslang import CentredQuery, centred_query, merge_partitions, partition_leg
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, PageHit, Retrieval
@@ -153,22 +156,29 @@ def retrieve(
     reader = reader_of(user)
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
     # current for every query (reused only while the scopes it covers are unchanged: visibility.py) and
-    # applied inside every list.
-    visible = visible_pages(user, reader)
-    embed = (use_vectors or translate) and not exact_request
-    query_side = _query_side(
-        parsed,
-        language,
-        filters,
-        reader,
-        owner,
-        embed=embed,
-        use_vectors=use_vectors,
-        cross_language=cross_language,
-        timings=timings,
-    )
-    # The keyword lists search the words as corrected; what was typed stays the query shown.
-    words = typo_corrected(parsed, reader, language) if use_keywords else parsed
+    # applied inside every list. The query side and the typo correction are prepared meanwhile.
+    side_timings: dict[str, float] = {}
+    first: list[Callable[[], Any]] = [
+        partial(visible_pages, user, reader),
+        partial(
+            _query_side,
+            parsed,
+            language,
+            filters,
+            reader,
+            owner,
+            embed=(use_vectors or translate) and not exact_request,
+            use_vectors=use_vectors,
+            cross_language=cross_language,
+            timings=side_timings,
+        ),
+    ]
+    if use_keywords:
+        # The keyword lists search the words as corrected; what was typed stays the query shown.
+        first.append(partial(typo_corrected, parsed, reader, language))
+    visible, query_side, *corrected = parallel.run_all(first)
+    timings.update(side_timings)
+    words = corrected[0] if corrected else parsed
     # Vector hits count only when close enough in meaning (search/decisions/query.py, fitted per model).
     policy = query_decision(query_side.model) if query_side.model else None
     vector_floor, centred_floor = vector_floors(policy)
@@ -209,51 +219,72 @@ def retrieve(
 
 
 def _run_lists(given: ListInput, *, use_keywords: bool, translate: bool, timings: dict[str, float]) -> Lists:
-    """Every list of the query, once, over the same visible set."""
-    lists = Lists()
+    """Every list of the query, once, over the same visible set: side by side on their own
+    connections when allowed (search/retrieval/parallel.py), else one after another."""
     side, g = given.side, given
     embedding, centred = side.embedding, side.centred
-    walks: dict[str, float] = {}  # the language-centred list's walks: timed as the slowest
+    calls: dict[str, Callable[[], Any]] = {}
     if use_keywords:
-        t = time.perf_counter()
-        lists.keyword = _keyword_list(given)
-        timings["keyword"] = time.perf_counter() - t
-    t = time.perf_counter()
+        calls["keyword"] = partial(_keyword_list, given)
+    native = None
     if embedding is not None and g.exact and centred is not None:
         # Exact search reads every visible row: both vector lists come from one scan.
-        lists.vector, lists.vector_by_language = exact_vector_lists(
-            embedding, centred, side.model, g.visible, g.filters, g.depth, g.vector_floor
+        calls["vector"] = partial(
+            exact_vector_lists, embedding, centred, side.model, g.visible, g.filters, g.depth, g.vector_floor
         )
-        timings["vector"] = time.perf_counter() - t
     elif embedding is not None and centred is not None and g.language in centred.sizes:
         # The query language's centred list comes from the plain walk's own rows (one walk fewer).
-        lists.vector, native = walk_with_native_partition(
-            embedding, centred, g.language, side.model, g.visible, g.filters, g.depth, max_distance=1.0 - g.vector_floor
+        native = g.language
+        calls["vector"] = partial(
+            walk_with_native_partition,
+            embedding,
+            centred,
+            native,
+            side.model,
+            g.visible,
+            g.filters,
+            g.depth,
+            max_distance=1.0 - g.vector_floor,
         )
-        lists.vector_by_language = {g.language: native}
-        timings["vector"] = walks[g.language] = time.perf_counter() - t
     elif embedding is not None:
-        lists.vector = vector_leg(
-            embedding, side.model, g.visible, g.filters, g.depth, g.exact, max_distance=1.0 - g.vector_floor
+        calls["vector"] = partial(
+            vector_leg, embedding, side.model, g.visible, g.filters, g.depth, g.exact, max_distance=1.0 - g.vector_floor
         )
-        timings["vector"] = time.perf_counter() - t
-    if embedding is not None and not g.exact and centred is not None:
-        # Each other language partition walks its own graph.
-        for code in (code for code in centred.sizes if code != g.language):
-            t = time.perf_counter()
-            by_language = lists.vector_by_language or {}
-            by_language[code] = partition_leg(centred, code, side.model, g.visible, g.filters, g.depth, g.exact)
-            lists.vector_by_language = by_language
-            walks[code] = time.perf_counter() - t
+    walked = [] if embedding is None or g.exact or centred is None else [c for c in centred.sizes if c != native]
+    for code in walked:  # each other language partition walks its own graph
+        calls[code] = partial(partition_leg, centred, code, side.model, g.visible, g.filters, g.depth, g.exact)
+    if translate:
+        calls["translate"] = partial(_translated_list, given)
+    done = dict(zip(calls, parallel.run_all([partial(_timed, call) for call in calls.values()]), strict=True))
+    lists = Lists()
+    if "keyword" in done:
+        lists.keyword, timings["keyword"] = done["keyword"]
+    walks: dict[str, float] = {}  # the language-centred list's walks: it waits for the slowest
+    if "vector" in done:
+        found, timings["vector"] = done["vector"]
+        if embedding is not None and g.exact and centred is not None:
+            lists.vector, lists.vector_by_language = found
+        elif native is not None:
+            lists.vector, native_hits = found
+            lists.vector_by_language = {native: native_hits}
+            walks[native] = timings["vector"]
+        else:
+            lists.vector = found
+    for code in walked:
+        hits, walks[code] = done[code]
+        lists.vector_by_language = {**(lists.vector_by_language or {}), code: hits}
     if lists.vector_by_language is not None and centred is not None:
         t = time.perf_counter()
         lists.crosslang = merge_partitions(lists.vector_by_language, centred, g.depth, g.centred_floor)
         timings["crosslang"] = max(walks.values(), default=0.0) + time.perf_counter() - t
-    if translate:
-        t = time.perf_counter()
-        lists.translated = _translated_list(given)
-        timings["translate"] = time.perf_counter() - t
+    if "translate" in done:
+        lists.translated, timings["translate"] = done["translate"]
     return lists
+
+
+def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
+    t = time.perf_counter()
+    return call(), time.perf_counter() - t
 
 
 def _keyword_list(given: ListInput, min_coverage: float | None = None) -> list[ChunkHit]:
@@ -332,13 +363,14 @@ def _decide(policy: Decision | None, lists: Lists, given: ListInput, reader: Any
     if not lists.vector:  # nothing above the floor: nothing is near in meaning
         return SAFE
     similarities = [1.0 - (hit.vector_distance or 0.0) for hit in lists.vector[:STAND_OUT_RANK]]
+    near = nearest_of_each(embedding, embedder)
     features = QueryFeatures(
         nearest=similarities[0],
         stand_out=stand_out(similarities, given.vector_floor),
-        workplace=WORKPLACE.nearest(embedding, embedder),
-        everyday=EVERYDAY.nearest(embedding, embedder),
-        handbook_question=HANDBOOK_QUESTIONS.nearest(embedding, embedder),
-        other_query=OTHER_QUERIES.nearest(embedding, embedder),
+        workplace=near.workplace,
+        everyday=near.everyday,
+        handbook_question=near.handbook_question,
+        other_query=near.other_query,
         words=shares_words(given.parsed.terms, lists.found_by_words),
     )
     words, language = given.words, given.language

@@ -53,6 +53,25 @@ def test_no_read_path_leaks_with_the_bitmap_form_of_the_visible_set(monkeypatch)
     assert not leaks, leaks[:5]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_no_read_path_leaks_with_the_lists_run_side_by_side():  # type: ignore[no-untyped-def]
+    """Outside a transaction a search's lists run on pool connections: the same matrix on that path."""
+    from search.retrieval import parallel
+
+    world = build_world(23, n_users=5, n_pages=10, n_queries=6)
+    try:
+        assert parallel.enabled()
+        leaks = [
+            leak
+            for username in world.users
+            for n, query in enumerate(world.queries)
+            for leak in check_case(world, username, query, summaries=n == 0)
+        ]
+    finally:
+        parallel.close_connections()
+    assert not leaks, leaks[:5]
+
+
 @pytest.mark.django_db
 def test_no_http_path_leaks(client):
     world = build_world(37, n_users=5, n_pages=8, n_queries=3)

@@ -303,7 +303,6 @@ def main() -> None:
 
     from search.ask import extractive as extractive_answer
     from search.ask.answers import answer_question
-    from search.ask.quoted import quoting
 
     user = User.objects.get(username=SCOPE)
     sets = {"native": load_queries("dev-handbooks.jsonl"), "translated": load_queries("dev-crosslang.jsonl")}
@@ -331,9 +330,12 @@ def main() -> None:
                 **judge(q, answer),
             }
             row["right_kind"] = _right_kind(q["query"], row)
-            if scorer is not None and answer.selection is not None:  # the would-be answer, whatever the threshold
-                row["ungated"] = judge(q, quoting(q["query"], answer.language, answer.selection.quotes))
-                row["score"] = answer.selection.score or 0.0
+            selection = getattr(answer, "selection", None)  # the decision; older checkouts have none
+            if scorer is not None and selection is not None:  # the would-be answer, whatever the threshold
+                from search.ask.quoted import quoting  # not in older checkouts (bench.ask_subset's before)
+
+                row["ungated"] = judge(q, quoting(q["query"], answer.language, selection.quotes))
+                row["score"] = selection.score or 0.0
             rows.append(row)
 
     print("\n### Ask, answer level (extractive, bench-handbooks user)\n")

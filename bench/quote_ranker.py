@@ -114,11 +114,11 @@ def open_verified_pages(verified_refs: set[str]) -> dict[str, Any]:
 
 def forget_fits() -> None:
     """No quote ranker fit in the database nor in this process's cache: Ask uses the shipped order."""
-    from search.ask import quote_learning
+    from core import fitted
     from search.models import QuoteRankerFit
 
     QuoteRankerFit.objects.all().delete()
-    quote_learning._loaded.clear()  # noqa: SLF001 - the module's cache of the weights (re-read every RELOAD_S)
+    fitted.forget()  # this process's copy of the fitted things
 
 
 # --- asking ----------------------------------------------------------------------------
@@ -178,8 +178,8 @@ def main() -> None:  # noqa: PLR0915 - one bench, read top to bottom
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
     from django.db import transaction
 
+    from core import fitted
     from handbook.models import Page
-    from search.ask import quote_learning
     from search.ask.quote_learning import MIN_ANSWERS, learnt_weights, pages_everyone_reads, quote_ranker_fit
     from search.embedding.model_switch import query_embedder
     from search.models import QuoteRankerFit, VerifiedAnswer
@@ -268,7 +268,7 @@ def main() -> None:  # noqa: PLR0915 - one bench, read top to bottom
             flush=True,
         )
         transaction.set_rollback(True)  # the pages, accounts, answers and fits as they were found
-    quote_learning._loaded.clear()  # noqa: SLF001 - no weights of the rolled-back fit left in this process
+    fitted.forget()  # no weights of the rolled-back fit left in this process
 
     left = {"fits": QuoteRankerFit.objects.count(), "verified_answers": VerifiedAnswer.objects.count()}
     if left != {k: found[k] for k in left}:

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex, VectorField
 
 from core import languages
+from core.fitted import FittedThing
 from handbook.models import Page, Revision
 
 HNSW_DIMENSIONS = 384  # the dimension the HNSW indexes cover; other dimensions are searched exactly
@@ -353,14 +354,15 @@ class VerifiedQuestion(models.Model):
         return self.text[:80]
 
 
-class QuoteRankerFit(models.Model):
+class QuoteRankerFit(FittedThing):
     """Ask's quote ranker refitted from verified answers, one per embedding model (its similarities
     are on that model's scale): weights over the units' features, and the fit report admins read
     (``search/ask/quote_learning.py``)."""
 
+    KIND = "quote ranker"
+
     model = models.CharField(max_length=200, unique=True)
     weights = models.JSONField(default=dict)
-    report = models.JSONField(default=dict)
     in_use = models.BooleanField(
         default=False, help_text="Enough answers, and better than the shipped ranker held out."
     )
@@ -370,10 +372,12 @@ class QuoteRankerFit(models.Model):
         return f"{self.model} ({'in use' if self.in_use else 'not used'})"
 
 
-class DecisionPolicy(models.Model):
+class DecisionPolicy(FittedThing):
     """The fitted decisions of one embedding model (``search/decisions/``): for each decision its
     features, weights, threshold and fit report, as ``manage.py calibrate`` wrote them. Similarities are
     a property of the model, so a policy serves only the model it was fitted for."""
+
+    KIND = "decisions"
 
     model = models.CharField(max_length=200, unique=True)
     decisions = models.JSONField(default=dict)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from core import fitted
 from statements.answer_units import page_units
 from summaries.extractive import ExtractiveSummary, Pool, candidate_pool, summary_from_pool
 from summaries.features import FEATURES, candidate_hashes, pool_features
@@ -66,12 +67,17 @@ def shipped_report() -> dict[str, Any]:
     return dict(json.loads(SHIPPED_WEIGHTS.read_text(encoding="utf-8"))["report"])
 
 
-def current_scorer() -> Scorer:
-    """The fit in use, else the shipped weights. Read on each summary: a refit takes effect at once."""
+def _read(_model: str) -> Scorer:
     fit = SummaryScorerFit.objects.filter(in_use=True).order_by("-fitted_at", "-pk").first()
     if fit is not None and fit.weights.get("coef"):
         return scorer_from_weights(f"fit {fit.pk}", fit.weights)
     return shipped_scorer()
+
+
+def current_scorer() -> Scorer:
+    """The fit in use, else the shipped weights (one set for every embedding model). ``core/fitted.py``
+    keeps it per process: a refit takes effect once committed."""
+    return fitted.current(SummaryScorerFit.KIND, "", _read)
 
 
 def rescored(pool: Pool, scorer: Scorer, *, markdown: str | None, title: str, language: str) -> Pool:

@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.fitted import FittedThing
 from handbook.models import Page, Revision
 
 
@@ -60,15 +61,16 @@ class SummaryPick(models.Model):
         return f"{self.page_id} r{self.revision_id} {len(self.units)} units"
 
 
-class SummaryScorerFit(models.Model):
+class SummaryScorerFit(FittedThing):
     """Sentence weights fitted from editors' picks, with the report admins read.
 
     ``in_use`` rows choose the summaries of pages nobody picked; without one the shipped
-    weights (``summaries/shipped_weights.json``) do.
+    weights (``summaries/shipped_weights.json``) do. One set of weights serves every embedding model.
     """
 
+    KIND = "summary weights"
+
     weights = models.JSONField(default=dict)  # {"coef": {feature: weight}, "intercept": float}
-    report = models.JSONField(default=dict)
     in_use = models.BooleanField(default=False)
     fitted_at = models.DateTimeField(default=timezone.now)
 

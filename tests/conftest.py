@@ -32,18 +32,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     stop_the_workers_redis(config)
 
 
-# --- Decisions: each test reads the policies afresh ----------------------------------
+# --- Fitted things: each test reads the policies, quote ranker and summary weights afresh ---
 
 
 @pytest.fixture(autouse=True)
-def _decision_policies_read_afresh() -> Iterator[None]:
-    """Policies are read once a minute per process (search/decisions/policy.py): one a test stored
-    would otherwise decide a later test's searches. The production decision runs in every test."""
-    from search.decisions.policy import forget
+def _fitted_things_read_afresh() -> Iterator[None]:
+    """Fitted things are kept per process (core/fitted.py): a policy or ranker a test stored would
+    otherwise decide a later test's searches. The production decision runs in every test."""
+    from core import fitted
 
-    forget()
+    fitted.forget()
     yield
-    forget()
+    fitted.forget()
 
 
 # --- Embeddings: the local model computes each text once per run ------------------
@@ -330,15 +330,6 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2) -> bool:  
             return True
         time.sleep(interval)
     return predicate()
-
-
-@pytest.fixture(autouse=True)
-def _learnt_quote_order_forgotten() -> Iterator[None]:
-    """A quote ranker a test fitted is kept in process memory for a minute: the next test starts without it."""
-    yield
-    from search.ask import quote_learning  # imports models: only once Django is set up
-
-    quote_learning._loaded.clear()
 
 
 # --- A second embedding model: the bundled e5 on another similarity scale ---------

@@ -32,6 +32,7 @@ import numpy as np
 from django.db.models import F
 from sklearn.linear_model import LogisticRegression
 
+from core import fitted
 from handbook.models import Page
 from handbook.permissions import pages_everyone_reads
 from search.ask.extractive import Candidate, candidates, score_by_meaning
@@ -48,7 +49,6 @@ FEATURES = ("shipped", "words", "kind", "similarity", "has_similarity", "opening
 # Below this many verified answers a refit is not trusted over the shipped ranker: each answer
 # is one question, and a handful of questions is one editor's habits, not the handbook's.
 MIN_ANSWERS = 20
-RELOAD_S = 60.0
 
 
 def features(c: Candidate) -> list[float]:
@@ -168,7 +168,6 @@ def quote_ranker_fit() -> QuoteRankerFit | None:
     fit, _created = QuoteRankerFit.objects.update_or_create(
         model=model, defaults={"weights": weights, "report": report, "in_use": in_use}
     )
-    _loaded.clear()
     logger.info("quote ranker refitted for %s: %s", model or "no embedder", report)
     return fit
 
@@ -179,22 +178,17 @@ class LearntRanker:
     pages: frozenset[int]  # the pages whose verified answers taught it
 
 
-_loaded: dict[str, tuple[float, LearntRanker | None]] = {}
+def _read(model: str) -> LearntRanker | None:
+    row = QuoteRankerFit.objects.filter(model=model, in_use=True).values_list("weights", flat=True).first()
+    if row and row.get("coef") and isinstance(row.get("pages"), list):
+        return LearntRanker(np.asarray(row["coef"], dtype=np.float64), frozenset(int(p) for p in row["pages"]))
+    return None
 
 
 def learnt_weights(model: str) -> LearntRanker | None:
-    """The in-use ranker for ``model`` (re-read every ``RELOAD_S``), or None: the shipped order. A fit
+    """The in-use ranker for ``model`` (``core/fitted.py`` keeps it), or None: the shipped order. A fit
     stored without the pages that taught it is not served (nobody can tell who may get it)."""
-    now = time.monotonic()
-    cached = _loaded.get(model)
-    if cached is not None and now - cached[0] < RELOAD_S:
-        return cached[1]
-    row = QuoteRankerFit.objects.filter(model=model, in_use=True).values_list("weights", flat=True).first()
-    ranker = None
-    if row and row.get("coef") and isinstance(row.get("pages"), list):
-        ranker = LearntRanker(np.asarray(row["coef"], dtype=np.float64), frozenset(int(p) for p in row["pages"]))
-    _loaded[model] = (now, ranker)
-    return ranker
+    return fitted.current(QuoteRankerFit.KIND, model, _read)
 
 
 def learnt_order(shortlist: list[Candidate], model: str, reader: Any = None) -> None:

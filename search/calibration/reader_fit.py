@@ -15,8 +15,8 @@ is the labels. The report keeps both sets of figures and the verdict.
 
 **Rollback.** An accepted refit keeps the decisions and report it replaced in ``previous``, with the
 digest of what it wrote: ``roll_back`` restores them while that refit still serves (a later
-``manage.py calibrate`` is not undone by it). Either way ``forget(model)`` makes every process read
-the policy again.
+``manage.py calibrate`` is not undone by it). Either way saving the row makes every process read
+the policy again (``core/fitted.py``).
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def refit_from_readers(embedder: Embedder | None = None, material: ReaderMateria
     if embedder is None:
         return {"accepted": False, "reason": "embeddings are off: no answer decision to refit"}
     model = embedder.model_name
-    forget(model)  # this process's copy may be a minute old
+    forget(model)  # read now: a change that bypassed the save signal may be a minute old here
     current = policy_for(model)
     if current is None or current.get(ANSWER) is None:
         return {"accepted": False, "reason": f"{model} has no policy yet: `manage.py calibrate` fits it first"}
@@ -179,7 +179,6 @@ def _store(model: str, new: Decision, report: dict[str, Any]) -> None:
     row.decisions = decisions
     row.report = dict(row.report) | {"readers": report}
     row.save()
-    forget(model)
 
 
 class RollbackError(ValueError):
@@ -200,5 +199,4 @@ def roll_back(row: DecisionPolicy) -> DecisionPolicy:
     row.report = dict(previous.get("report") or {}) | {"rolled_back_at": timezone.now().isoformat(timespec="seconds")}
     row.previous = {}
     row.save()
-    forget(row.model)
     return row

@@ -17,7 +17,7 @@ from search.calibration.page_fit import fit_page_decision
 from search.calibration.query_fit import calibration_handbook, fit_query_decision
 from search.calibration.same_question_fit import SAME_QUESTION, fit_same_question
 from search.decisions.answer import ANSWER
-from search.decisions.policy import forget, has_policy, shipped_path
+from search.decisions.policy import has_policy, shipped_path
 from search.decisions.query import PAGE, QUERY
 from search.embedding.embedders import Embedder, get_embedder
 from search.models import DecisionPolicy
@@ -58,12 +58,11 @@ def fit_policy(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool 
 
 
 def calibrate(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool = True) -> DecisionPolicy:
-    """Fit and store the policy of ``embedder``'s model; every process reads it within a minute."""
+    """Fit and store the policy of ``embedder``'s model; every process reads it again once it is committed."""
     body = fit_policy(embedder, list(extra), shipped=shipped)
     row, _created = DecisionPolicy.objects.update_or_create(
         model=body["model"], defaults={"decisions": body["decisions"], "report": body["report"]}
     )
-    forget(body["model"])
     logger.info("decision policy of %s fitted in %.1f s", body["model"], body["report"]["seconds"])
     return row
 

@@ -12,8 +12,8 @@ Where a policy comes from, first found:
    well from its first query, without a fit at start.
 
 No policy: the callers behave safely (keyword coverage rules only) and say so
-(``policy_state``). Read per process and reloaded at most every ``RELOAD_S`` seconds, so a new fit
-reaches every worker within that time.
+(``policy_state``). Read through the fitted-things loader (``core/fitted.py``): one copy per process,
+read again once a fit is saved.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import json
 import logging
 import math
 import re
-import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,12 +30,12 @@ from typing import Any
 from celery import current_app
 from django.core.cache import cache
 
+from core import fitted
 from search.models import DecisionPolicy
 
 logger = logging.getLogger(__name__)
 
 SHIPPED = Path(__file__).resolve().parent / "shipped"
-RELOAD_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -124,30 +122,26 @@ def has_policy(model: str) -> bool:
     return _stored(model) is not None or _shipped(model) is not None
 
 
-_lock = threading.Lock()
-_cache: dict[str, tuple[float, Policy | None]] = {}
-
-
-def policy_for(model: str) -> Policy | None:
-    """The policy of ``model`` (calibrated, else shipped), or None when it has none yet."""
-    now = time.monotonic()
-    found = _cache.get(model)
-    if found is not None and now - found[0] < RELOAD_S:
-        return found[1]
+def _read(model: str) -> Policy | None:
+    """The calibrated policy, else the shipped one; asks for a calibration when there is neither."""
+    had_copy, before = fitted.previous(DecisionPolicy.KIND, model)
     try:
         policy = _stored(model)
     except Exception as exc:  # the database is down: the shipped policy still decides
         logger.warning("decision policy of %s unreadable: %s", model, exc)
         policy = None
     policy = policy or _shipped(model)
-    if policy is None and (found is None or found[1] is not None):
+    if policy is None and (not had_copy or before is not None):
         logger.warning(
             "no decision policy for embedding model %r: keyword rules decide until `manage.py calibrate` runs", model
         )
         _ask_for_calibration(model)
-    with _lock:
-        _cache[model] = (now, policy)
     return policy
+
+
+def policy_for(model: str) -> Policy | None:
+    """The policy of ``model`` (calibrated, else shipped), or None when it has none yet."""
+    return fitted.current(DecisionPolicy.KIND, model, _read)
 
 
 def _ask_for_calibration(model: str) -> None:
@@ -160,12 +154,8 @@ def _ask_for_calibration(model: str) -> None:
 
 
 def forget(model: str | None = None) -> None:
-    """Read the policy again at the next use (after a fit, and between tests)."""
-    with _lock:
-        if model is None:
-            _cache.clear()
-        else:
-            _cache.pop(model, None)
+    """Read the policy again at the next use, in this process (between tests; a saved fit does it itself)."""
+    fitted.forget(DecisionPolicy.KIND, model)
 
 
 def decision_for(model: str, name: str) -> Decision | None:

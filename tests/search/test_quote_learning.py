@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from core import fitted
 from search.ask import quote_learning
 from search.ask.answers import answer_question
 from search.embedding.embedders import LOCAL_MODEL_NAME
@@ -92,7 +93,6 @@ def test_an_in_use_ranker_orders_the_quotes(site, monkeypatch):
     taught = [site["pages"]["Parking"].pk]
     weights = {"coef": coef, "pages": taught}
     QuoteRankerFit.objects.update_or_create(model=model, defaults={"weights": weights, "in_use": True})
-    quote_learning._loaded.clear()
     learnt = answer_question(user=site["reader"], question=question, rate_limit=False, use_cache=False)
     assert learnt.citations[0].quote != first
     assert learnt.mode == shipped.mode  # whether it answers is the shipped decision
@@ -113,13 +113,12 @@ def test_a_ranker_taught_by_a_page_the_reader_cannot_read_does_not_order_their_q
     coef = [0.0, 0.0, 0.0, 0.0, 0.0, -5.0, -5.0]
     weights = {"coef": coef, "pages": [site["pages"]["Parking"].pk, site["hidden"].pk]}
     QuoteRankerFit.objects.update_or_create(model=LOCAL_MODEL_NAME, defaults={"weights": weights, "in_use": True})
-    quote_learning._loaded.clear()
     for who, reads_every_teacher in ((reader, False), (editor, True)):
         answer = answer_question(user=who, question=question, rate_limit=False, use_cache=False, log=False)
         before = [c.quote for c in shipped[who.pk].citations]
         assert ([c.quote for c in answer.citations] == before) is not reads_every_teacher, who.username
     # A fit stored without its teaching pages serves nobody.
     QuoteRankerFit.objects.filter(model=LOCAL_MODEL_NAME).update(weights={"coef": coef})
-    quote_learning._loaded.clear()
+    fitted.forget()  # a queryset update sends no change signal
     answer = answer_question(user=editor, question=question, rate_limit=False, use_cache=False, log=False)
     assert [c.quote for c in answer.citations] == [c.quote for c in shipped[editor.pk].citations]

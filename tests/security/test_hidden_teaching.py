@@ -14,6 +14,7 @@ import re
 import pytest
 from django.core.cache import cache
 
+from core import fitted as fitted_things
 from search.ask import quote_learning
 from search.ask.answers import answer_question
 from search.models import QuoteRankerFit
@@ -48,7 +49,7 @@ def _observe(client, bob) -> dict:  # type: ignore[no-untyped-def]
     client.force_login(bob)
     for question in QUESTIONS:
         cache.clear()
-        quote_learning._loaded.clear()
+        fitted_things.forget()
         seen[question] = answer_question(
             user=bob, question=question, rate_limit=False, use_cache=False, log=False
         ).as_json()

@@ -1,0 +1,112 @@
+"""The numbers typed into the product code: module-level numeric constants of the packages whose
+numbers change what users see (search, summaries, statements), read from the source with ``ast``.
+
+A constant is an upper-case module-level name bound to a number, or to a tuple, list or set of
+numbers. Each is listed with the comment that says why (its line, or the comment lines just above),
+whether that comment itself carries a number, and its sort, read from the value: a float (other
+than a time in seconds, a name ending in ``_S``) is a weight, share or threshold — it ranks or
+decides; a whole number is a count, limit, size or time. The fitted store's numbers are data, not
+source, so they are not counted here.
+
+    .venv/bin/python -m bench.constants   # writes bench/results/constants.json
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("search", "summaries", "statements")
+OUT = ROOT / "bench" / "results" / "constants.json"
+_NAME = re.compile(r"_?[A-Z][A-Z0-9_]*$")
+_DIGIT = re.compile(r"\d")
+
+
+def _number(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return _number(node.operand)
+    if isinstance(node, ast.BinOp):  # 60 * 60, 1 / 3
+        return _number(node.left) and _number(node.right)
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int | float) and not isinstance(node.value, bool)
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return bool(node.elts) and all(_number(e) for e in node.elts)
+    return False
+
+
+def _sort(name: str, value: ast.expr) -> str:
+    floats = [n for n in ast.walk(value) if isinstance(n, ast.Constant) and isinstance(n.value, float)]
+    return "weight" if floats and not name.endswith("_S") else "count"
+
+
+def _why(lines: list[str], node: ast.stmt) -> str:
+    """The comment on the constant's line, else the comment lines directly above it."""
+    own = lines[node.lineno - 1]
+    if "#" in own:
+        return own.split("#", 1)[1].strip()
+    above: list[str] = []
+    line = node.lineno - 2
+    while line >= 0 and lines[line].strip().startswith("#"):
+        above.insert(0, lines[line].strip().lstrip("#").strip())
+        line -= 1
+    return " ".join(above)
+
+
+def constants(path: Path) -> list[dict[str, Any]]:
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    found = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        names = [t.id for t in targets if isinstance(t, ast.Name) and _NAME.match(t.id)]
+        if not names or not _number(value):
+            continue
+        why = _why(lines, node)
+        for name in names:
+            found.append(
+                {
+                    "file": str(path.relative_to(ROOT)),
+                    "line": node.lineno,
+                    "name": name,
+                    "value": ast.unparse(value),
+                    "sort": _sort(name, value),
+                    "why": why,
+                    "number_in_comment": bool(_DIGIT.search(why)),
+                }
+            )
+    return found
+
+
+def main() -> dict[str, Any]:
+    paths = sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py") if "migrations" not in p.parts)
+    listed = [c for p in paths for c in constants(p)]
+    per_package = Counter(c["file"].split("/")[0] for c in listed)
+    result = {
+        "command": ".venv/bin/python -m bench.constants",
+        "packages": list(PACKAGES),
+        "constants": len(listed),
+        "per_package": dict(sorted(per_package.items())),
+        "per_sort": dict(sorted(Counter(c["sort"] for c in listed).items())),
+        "without_why": sum(not c["why"] for c in listed),
+        "number_in_comment": sum(c["number_in_comment"] for c in listed),
+        "files": len({c["file"] for c in listed}),
+        "listed": listed,
+    }
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return result
+
+
+if __name__ == "__main__":
+    summary = main()
+    print({k: v for k, v in summary.items() if k != "listed"})

@@ -70,7 +70,7 @@ def test_a_change_in_another_process_is_read_once_it_moves_the_shared_generation
 def test_the_shared_generation_moves_when_the_fit_is_committed() -> None:
     before = cache.get(fitted._GENERATION) or 0
     SummaryScorerFit.objects.create(weights={}, report={})
-    assert (cache.get(fitted._GENERATION) or 0) == before + 1
+    assert (cache.get(fitted._GENERATION) or 0) > before
 
 
 def test_a_change_that_bypassed_the_signal_is_read_after_reload_s(monkeypatch) -> None:

@@ -215,6 +215,7 @@ def retrieve(
         embedder=query_side.embedder,
         decision=decision,
         vector_floor=vector_floor,
+        reader=reader,
     )
 
 
@@ -250,9 +251,11 @@ def _run_lists(given: ListInput, *, use_keywords: bool, translate: bool, timings
         calls["vector"] = partial(
             vector_leg, embedding, side.model, g.visible, g.filters, g.depth, g.exact, max_distance=1.0 - g.vector_floor
         )
-    walked = [] if embedding is None or g.exact or centred is None else [c for c in centred.sizes if c != native]
-    for code in walked:  # each other language partition walks its own graph
-        calls[code] = partial(partition_leg, centred, code, side.model, g.visible, g.filters, g.depth, g.exact)
+    walked: list[str] = []
+    if embedding is not None and not g.exact and centred is not None:
+        walked = [code for code in centred.sizes if code != native]
+        for code in walked:  # each other language partition walks its own graph
+            calls[code] = partial(partition_leg, centred, code, side.model, g.visible, g.filters, g.depth, g.exact)
     if translate:
         calls["translate"] = partial(_translated_list, given)
     done = dict(zip(calls, parallel.run_all([partial(_timed, call) for call in calls.values()]), strict=True))

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from handbook.models import Page
-from search.ask.passages import Passage, embedder_for
+from search.ask.passages import Passage
 from search.ask.replies import Answer, Citation
 from search.decisions.answer import answer_decision
 
@@ -26,7 +26,7 @@ ANSWER_FORMAT_VERSION = 5
 def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = None, *, embedder: Any = None) -> str:
     """Per person (``owner``): a shared entry would answer in milliseconds a question somebody else
     asked recently, and its timing would tell. Per passages: an edited source is a new answer.
-    ``embedder``: the serving one as the passages' retrieval resolved it (else resolved here)."""
+    ``embedder``: the serving one when the passages carry the question's meaning (``embedder_for``), else None."""
     material = json.dumps(
         [
             ANSWER_FORMAT_VERSION,
@@ -35,16 +35,15 @@ def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = No
             mode,
             settings.LLM_MODEL if mode == "llm" else "",
             [(p.chunk_id, p.content_hash, p.revision_id) for p in passages],
-            _answer_decision_of(passages, embedder),
+            _answer_decision_of(embedder),
         ]
     )
     return "ask:" + hashlib.sha256(material.encode()).hexdigest()
 
 
-def _answer_decision_of(passages: list[Passage], known: Any = None) -> list[Any]:
+def _answer_decision_of(embedder: Any) -> list[Any]:
     """The answer decision the passages' model answers by: a new fit decides (and says how sure) anew,
     rather than an hour later."""
-    embedder = embedder_for(passages, known)
     decision = answer_decision(embedder.model_name) if embedder is not None else None
     if decision is None:
         return []

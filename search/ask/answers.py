@@ -26,6 +26,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -46,13 +47,15 @@ from core.ratelimit import allow
 from core.text import detect_language
 from search.ask import prompts
 from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cache
+from search.ask.extractive import candidates, decide
 from search.ask.grounding import MARKER, UnsupportedAnswer, grounded, with_confidence
 from search.ask.passages import Passage, embedder_for, passages_for
-from search.ask.quoted import extractive_answer
+from search.ask.quoted import extractive_answer, learnt, question_vector, quoted_answer
 from search.ask.replies import Answer, AskError, no_answer
 from search.ask.stream_gate import gate_for
 from search.models import AskLog
 from search.retrieval import parallel
+from search.retrieval.hits import Retrieval
 from search.retrieval.query import QueryError, clean_query
 from search.retrieval.query_translation import request_translations
 from search.verified.services import verified_for_asker
@@ -184,6 +187,46 @@ def _request_translations(question: str, user: Any) -> None:
         logger.warning("query translation not requested: %s", exc)
 
 
+@dataclass(frozen=True)
+class Asked:
+    """The question as it will be answered: cleaned, checked, in its language, and who asks."""
+
+    text: str
+    language: str
+    user: Any
+
+
+@dataclass(frozen=True)
+class Found:
+    """What retrieval found for the asker: the passages they may read, and the question's meaning."""
+
+    passages: list[Passage]
+    retrieval: Retrieval  # its question vector and embedder: the verified-answer lookup compares by them
+    embedder: Any  # the serving embedder when the passages carry the question's meaning; None: words only
+    vector: list[float] | None  # the question's vector the units are compared with; None: words decide
+
+    @property
+    def meaning(self) -> tuple[list[float] | None, Any]:
+        """The question's vector and the embedder that compares the units with it; (None, None): words decide."""
+        return (self.vector, self.embedder) if self.vector is not None else (None, None)
+
+
+def parse(question: str, user: Any, *, rate_limit: bool = True) -> Asked:
+    """The question as asked (``AskError`` for the asker when it cannot be answered as asked)."""
+    text = validate_question(question)
+    if rate_limit:
+        check_rate_limit(user)
+    return Asked(text, detect_language(text), user)
+
+
+def find(asked: Asked) -> Found:
+    """The passages through the one permission-filtered retrieval; which model serves is read once, by it."""
+    retrieval, passages = passages_for(asked.text, asked.user)
+    embedder = embedder_for(passages, retrieval.embedder)
+    vector, _embedder = question_vector(asked.text, passages, embedder)
+    return Found(passages, retrieval, embedder, vector)
+
+
 def answer_question(
     *,
     user: Any,
@@ -198,37 +241,42 @@ def answer_question(
     ``with_extras=False``: the answer alone, for callers that compare answers (the impact preview):
     no verified answer looked up beside it, no "source updated since" marks on its citations."""
     started = time.monotonic()
-    question = validate_question(question)
-    if rate_limit:
-        check_rate_limit(user)
-    language = detect_language(question)
-    retrieval, passages = passages_for(question, user)
-    meaning = (retrieval.query_vector, retrieval.embedder)
-    verified = verified_for_asker(user, question, *meaning, remember=log, passages=passages) if with_extras else None
+    asked = parse(question, user, rate_limit=rate_limit)
+    found = find(asked)
     mode = "llm" if _uses_llm(use_llm) else "extractive"
-    embedder = embedder_for(passages, retrieval.embedder)  # which model serves: read once, by retrieval
-    key = cache_key(question, passages, mode, getattr(user, "pk", None), embedder=embedder) if use_cache else ""
+    owner = getattr(user, "pk", None)
+    key = cache_key(asked.text, found.passages, mode, owner, embedder=found.embedder) if use_cache else ""
     answer = from_cache(key) if use_cache else None
     if answer is not None:
         answer.cached = True
+    elif mode == "llm":
+        answer = _model_answer(asked, found)
     else:
-        if mode == "llm":
-            _request_translations(question, user)
-            prepare_llm()
-            deadline = time.monotonic() + settings.ASK_LLM_BUDGET_S
-            prepared = _PreparedFallback(question, language, passages, user) if passages else None
-            user_id = getattr(user, "pk", None)
-            answer = llm_answer(question, language, passages, user_id=user_id, deadline=deadline, prepared=prepared)
-        else:
-            answer = extractive_answer(question, language, passages, reader=user, embedder=embedder)
-        if use_cache and not answer.fallback:  # don't pin a fallback answer for an hour
-            to_cache(key, answer)
-    answer.verified = verified
-    if with_extras:
+        units = candidates(asked.text, asked.language, found.passages) if found.passages else []
+        reorder = learnt(found.meaning[1], user)  # the order learnt from verified answers
+        selection = decide(asked.text, asked.language, found.passages, units, *found.meaning, reorder)
+        answer = quoted_answer(asked.text, asked.language, selection)
+    if use_cache and not answer.cached and not answer.fallback:  # don't pin a fallback answer for an hour
+        to_cache(key, answer)
+    if with_extras:  # the verified answer is the asker's own: looked up beside the answer, never cached
+        retrieval = found.retrieval
+        meaning = (retrieval.query_vector, retrieval.embedder)
+        answer.verified = verified_for_asker(user, asked.text, *meaning, remember=log, passages=found.passages)
         mark_outdated(answer)
     if log:
-        _log(user, answer, started, passages)
+        _log(user, answer, started, found.passages)
     return answer
+
+
+def _model_answer(asked: Asked, found: Found) -> Answer:
+    """The model's checked answer within its budget, the quotes prepared meanwhile as its fallback."""
+    _request_translations(asked.text, asked.user)
+    prepare_llm()
+    deadline = time.monotonic() + settings.ASK_LLM_BUDGET_S
+    question, language, passages = asked.text, asked.language, found.passages
+    prepared = _PreparedFallback(question, language, passages, asked.user) if passages else None
+    user_id = getattr(asked.user, "pk", None)
+    return llm_answer(question, language, passages, user_id=user_id, deadline=deadline, prepared=prepared)
 
 
 def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator[dict[str, Any]]:
@@ -240,26 +288,27 @@ def stream_answer(*, user: Any, question: str, use_llm: bool = True) -> Iterator
     """
     started = time.monotonic()
     try:
-        question = validate_question(question)
-        check_rate_limit(user)
+        asked = parse(question, user)
     except AskError as exc:
         yield {"type": "error", "message": str(exc)}
         return
-    language = detect_language(question)
-    retrieval, passages = passages_for(question, user)
+    found = find(asked)
+    question, language, passages, retrieval = asked.text, asked.language, found.passages, found.retrieval
     verified = verified_for_asker(user, question, retrieval.query_vector, retrieval.embedder, passages=passages)
     if verified is not None:  # shown while the model writes
         yield {"type": "verified", "verified": verified}
     if not _uses_llm(use_llm) or not passages:
         answer = (
-            extractive_answer(question, language, passages, reader=user) if passages else no_answer(question, language)
+            extractive_answer(question, language, passages, reader=user, embedder=found.embedder)
+            if passages
+            else no_answer(question, language)
         )
     else:
         _request_translations(question, user)
         prepare_llm()
-        asked = time.monotonic()
-        deadline = asked + settings.ASK_LLM_BUDGET_S
-        first_token_by = min(deadline, asked + settings.ASK_LLM_FIRST_TOKEN_S)
+        asked_at = time.monotonic()
+        deadline = asked_at + settings.ASK_LLM_BUDGET_S
+        first_token_by = min(deadline, asked_at + settings.ASK_LLM_FIRST_TOKEN_S)
         pieces: list[str] = []
         prepared: _PreparedFallback | None = None
         try:

@@ -222,12 +222,24 @@ def select_quotes(
     reorder: Callable[[list[Candidate]], None] | None = None,
 ) -> Selection:
     """The units to quote and the answerability score of the best one (``reorder``: quote_learning.py)."""
-    if not passages:
+    pool = candidates(question, language, passages) if passages else []
+    return decide(question, language, passages, pool, question_vector, embedder, reorder)
+
+
+def decide(
+    question: str,
+    language: str,
+    passages: list[Passage],
+    pool: list[Candidate],
+    question_vector: Sequence[float] | None = None,
+    embedder: Embedder | None = None,
+    reorder: Callable[[list[Candidate]], None] | None = None,
+) -> Selection:
+    """The decision on the passages' units (``pool``, from ``candidates``): which to quote, and whether
+    and how surely they answer."""
+    if not passages or not pool:
         return Selection([], None)
     decision = answer_decision(embedder.model_name) if embedder is not None else None
-    pool = candidates(question, language, passages)
-    if not pool:
-        return Selection([], None)
     size = SHORTLIST + (SHORTLIST_OTHER_LANGUAGE if any(p.language != language for p in passages) else 0)
     shortlist = pool[:size]
     # Each passage's best units are embedded too: the answer may share no word with the question

@@ -4,12 +4,12 @@ written as quotes with their citations, or the explicit no_answer."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 from core import languages
-from search.ask.extractive import Quote, Selection, select_quotes
+from search.ask.extractive import Candidate, Quote, Selection, select_quotes
 from search.ask.passages import Passage, embedder_for
 from search.ask.quote_learning import learnt_order
 from search.ask.replies import Answer, Citation, citation, no_answer
@@ -28,10 +28,14 @@ def extractive_answer(
     """The answer quoted from ``passages``; their order learnt from verified answers when ``reader``
     may read every page that taught it (``search/ask/quote_learning.py``). ``embedder``: the serving
     one as the passages' retrieval resolved it (else resolved here)."""
-    vector, embedder = _question_vector(question, passages, embedder)
-    reorder = partial(learnt_order, model=embedder.model_name, reader=reader) if embedder is not None else None
-    selection = select_quotes(question, language, passages, vector, embedder, reorder=reorder)
+    vector, embedder = question_vector(question, passages, embedder_for(passages, embedder))
+    selection = select_quotes(question, language, passages, vector, embedder, reorder=learnt(embedder, reader))
     return quoted_answer(question, language, selection, notice)
+
+
+def learnt(embedder: Any, reader: Any) -> Callable[[list[Candidate]], None] | None:
+    """The order learnt from verified answers for this model, as ``reader`` may see it; None: no model."""
+    return partial(learnt_order, model=embedder.model_name, reader=reader) if embedder is not None else None
 
 
 def quoted_answer(question: str, language: str, selection: Selection, notice: str = "") -> Answer:
@@ -72,11 +76,11 @@ def quoting(question: str, language: str, quotes: Sequence[Quote]) -> Answer:
     return Answer(question, "extractive", " ".join(parts), language, citations)
 
 
-def _question_vector(question: str, passages: list[Passage], known: Any = None) -> tuple[list[float] | None, Any]:
-    """The question's vector as retrieval computed it, when the passages came with vectors."""
+def question_vector(question: str, passages: list[Passage], embedder: Any) -> tuple[list[float] | None, Any]:
+    """The question's vector as retrieval computed it, and the embedder to compare units with, when the
+    passages came with the question's meaning (``embedder``: ``embedder_for``'s); (None, None): words decide."""
     # Retrieval's own vector, even when no passage came from a vector list (the similarity floor
     # can leave only keyword hits): the units are still compared with the question by meaning.
-    embedder = embedder_for(passages, known)
     if embedder is None:
         return None, None
     known = next((p.question_vector for p in passages if p.question_vector), None)

@@ -251,8 +251,8 @@ BENEFITS = (
 def test_near_miss_question_is_declined_by_the_sentence_check(make_space, make_page, make_user):
     """The passage is about benefits, so it is close to "pet insurance"; no unit of it is."""
     from search.ask import extractive as extractive_answer
-    from search.ask.passages import passages_for
-    from search.ask.quoted import _question_vector
+    from search.ask.passages import embedder_for, passages_for
+    from search.ask.quoted import question_vector
 
     space = make_space("people", viewers=("staff",))
     make_page(space, "Benefits", BENEFITS, ref="benefits")
@@ -260,7 +260,8 @@ def test_near_miss_question_is_declined_by_the_sentence_check(make_space, make_p
     question = "pet insurance benefit"
     _retrieval, passages = passages_for(question, bob)
     assert passages  # retrieval found the page
-    selection = extractive_answer.select_quotes(question, "en", passages, *_question_vector(question, passages))
+    meaning = question_vector(question, passages, embedder_for(passages))
+    selection = extractive_answer.select_quotes(question, "en", passages, *meaning)
     assert selection.quotes and selection.score is not None
     assert selection.score < selection.threshold  # the fitted answer decision declines
     assert _ask(bob, question).mode == "no_answer"

@@ -119,7 +119,7 @@ def test_a_page_is_a_source_once_with_every_sentence_quoted_from_it(monkeypatch)
     ]
     selection = extractive.Selection(quotes, 0.99, 0.5, 0.99, True)
     monkeypatch.setattr(quoted, "select_quotes", lambda *a, **k: selection)
-    monkeypatch.setattr(quoted, "_question_vector", lambda *a: (None, None))
+    monkeypatch.setattr(quoted, "question_vector", lambda *a: (None, None))
     answer = quoted.extractive_answer(QUESTION, "en", [first, second, other])
     assert [(c.number, c.ref) for c in answer.citations] == [(1, "rooms"), (2, "desk")]
     assert first.text in answer.citations[0].quote and second.text in answer.citations[0].quote

@@ -22,15 +22,17 @@ class AfterSearch:
 
 def after_search(outcome: SearchOutcome, user: Any, *, typing: bool, replayed: bool) -> AfterSearch:
     """What a search leaves behind: a suggestion when little matched (from words of pages ``user``
-    may read); for a search someone asked for (not ``typing``), the miss log when nothing matched,
-    the model's translation of the query for its next search (never awaited) and, on its first
-    page not ``replayed`` (history restored), the search log (no user is stored in either log)."""
+    may read, as the search's own reader saw them); for a search someone asked for (not ``typing``),
+    the miss log when nothing matched, the model's translation of the query for its next search
+    (never awaited) and, on its first page not ``replayed`` (history restored), the search log (no
+    user is stored in either log)."""
     shown = outcome.shown
     if shown.error:
         return AfterSearch()
     suggestion = ""
     if shown.total < SUGGEST_BELOW:
-        suggestion = did_you_mean(outcome.query, reader_of(user)) or ""
+        reader = outcome.reader if outcome.reader is not None else reader_of(user)
+        suggestion = did_you_mean(outcome.query, reader) or ""
     if typing:
         return AfterSearch(suggestion)
     if not shown.total:

@@ -90,11 +90,14 @@ class SearchPage:
 
 @dataclass(frozen=True)
 class SearchOutcome:
-    """A search as asked (the words typed, the page number asked for) and the page it shows."""
+    """A search as asked (the words typed, the page number asked for), the page it shows and the
+    reader it was searched as (its scopes; None when nothing was searched), which what the search
+    leaves behind reuses."""
 
     query: str
     asked_page: int
     shown: SearchPage
+    reader: Any = None
 
 
 def run_search(
@@ -144,7 +147,7 @@ def run_search(
         # Counted over the readable, filtered results, as the total is.
         confident=confident_count(hits, retrieval),
     )
-    return SearchOutcome(query, page, shown)
+    return SearchOutcome(query, page, shown, retrieval.reader)
 
 
 def _passes(page: resolve.ResultPage, filters: Filters) -> bool:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from search import after_search as after
 from search.retrieval import suggest
+from search.retrieval.hits import Filters
+from search.selectors import run_search
 from search.services import lexicon_build
 from search.statistics.scopes import reader_of
 from tests.tiny_lexicon import tiny_lexicon
@@ -83,3 +86,21 @@ def test_the_search_page_offers_the_correction_when_little_matches(client, world
     html = client.get("/search/", {"q": "onbaording"}).content.decode()
     assert "Did you mean" in html
     assert "/search/?q=onboarding" in html
+
+
+@pytest.mark.django_db
+def test_the_suggestion_reuses_the_searchs_reader(world, monkeypatch):
+    """GIVEN a search that found little, WHEN what it leaves behind is worked out, THEN the suggestion
+    comes from the reader the search ran as (the scopes are not read a second time), and it is still
+    that reader's: carol is offered a word of the board space, bob is not."""
+    bob, carol = world
+
+    def read_again(user):  # type: ignore[no-untyped-def]
+        raise AssertionError("the scopes were read a second time")
+
+    for user, expected in ((carol, "budget"), (bob, "")):
+        outcome = run_search(user, "budgte", Filters(space="board"))  # one page at most: little matched
+        assert outcome.reader is not None and outcome.shown.total < after.SUGGEST_BELOW
+        with monkeypatch.context() as patched:
+            patched.setattr(after, "reader_of", read_again)
+            assert after.after_search(outcome, user, typing=True, replayed=False).suggestion == expected

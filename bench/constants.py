@@ -8,23 +8,35 @@ than a time in seconds, a name ending in ``_S``) is a weight, share or threshold
 decides; a whole number is a count, limit, size or time. The fitted store's numbers are data, not
 source, so they are not counted here.
 
+Every comment of the product packages (those above, and core, handbook, api) that holds a digit is
+listed too, and counted apart when it reads like a measurement (a number with a unit of time, size or
+speed, a percentage, a ranking metric): figures belong in bench/results and the docs, not in code.
+
     .venv/bin/python -m bench.constants   # writes bench/results/constants.json
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
+import tokenize
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("search", "summaries", "statements")
+PRODUCT = (*PACKAGES, "core", "handbook", "api")
 OUT = ROOT / "bench" / "results" / "constants.json"
 _NAME = re.compile(r"_?[A-Z][A-Z0-9_]*$")
 _DIGIT = re.compile(r"\d")
+_PRAGMA = re.compile(r"#\s*(noqa|type:\s*ignore|pragma)\b")
+_FIGURE = re.compile(
+    r"\d\s*(ms|µs|s|seconds?|minutes?|%|kB|KB|MB|GB|x|×)(?![\w])|\d\s*(->|→)\s*~?\d|nDCG|recall@|MRR|p50|p95|p99",
+    re.IGNORECASE,
+)
 
 
 def _number(node: ast.expr) -> bool:
@@ -87,9 +99,31 @@ def constants(path: Path) -> list[dict[str, Any]]:
     return found
 
 
+def numbered_comments(path: Path) -> list[dict[str, Any]]:
+    """Comments of ``path`` that hold a digit (linter pragmas aside), and whether one reads like a figure."""
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
+        if token.type != tokenize.COMMENT or _PRAGMA.match(token.string) or not _DIGIT.search(token.string):
+            continue
+        text = token.string.lstrip("#").strip()
+        found.append(
+            {
+                "file": str(path.relative_to(ROOT)),
+                "line": token.start[0],
+                "comment": text,
+                "figure": bool(_FIGURE.search(text)),
+            }
+        )
+    return found
+
+
+def _sources(packages: tuple[str, ...]) -> list[Path]:
+    return sorted(p for package in packages for p in (ROOT / package).rglob("*.py") if "migrations" not in p.parts)
+
+
 def main() -> dict[str, Any]:
-    paths = sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py") if "migrations" not in p.parts)
-    listed = [c for p in paths for c in constants(p)]
+    listed = [c for p in _sources(PACKAGES) for c in constants(p)]
+    comments = [c for p in _sources(PRODUCT) for c in numbered_comments(p)]
     per_package = Counter(c["file"].split("/")[0] for c in listed)
     result = {
         "command": ".venv/bin/python -m bench.constants",
@@ -100,7 +134,11 @@ def main() -> dict[str, Any]:
         "without_why": sum(not c["why"] for c in listed),
         "number_in_comment": sum(c["number_in_comment"] for c in listed),
         "files": len({c["file"] for c in listed}),
+        "comment_packages": list(PRODUCT),
+        "comments_with_number": len(comments),
+        "comments_with_figure": sum(c["figure"] for c in comments),
         "listed": listed,
+        "numbered_comments": comments,
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -109,4 +147,4 @@ def main() -> dict[str, Any]:
 
 if __name__ == "__main__":
     summary = main()
-    print({k: v for k, v in summary.items() if k != "listed"})
+    print({k: v for k, v in summary.items() if k not in ("listed", "numbered_comments")})

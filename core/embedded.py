@@ -88,10 +88,10 @@ def postgres_url() -> str:
 def postgres_settings() -> dict[str, str]:
     """Server settings the embedded Postgres runs with (each needs a restart to change).
 
-    initdb's 128 MB of shared buffers hold less than the HNSW graphs of a 100k-chunk
-    handbook (~400 MB): searches then copy index pages in from the OS cache on every
-    query (measured at 100k chunks: 68 → 50 ms p50 per search with 1 GB). Memory is
-    only used as pages are read.
+    initdb's default shared buffers hold less than the HNSW graphs of a large handbook:
+    searches then copy index pages in from the OS cache on every query, measurably slower
+    at the large scale of bench.search (docs/dev/benchmarks.md). Memory is only used as
+    pages are read.
     """
     return {"shared_buffers": os.environ.get("HANDBOOK_PG_SHARED_BUFFERS", "1GB")}
 

@@ -75,7 +75,7 @@ def llm_configured() -> bool:
 
 @lru_cache(maxsize=4)
 def _client(base_url: str, api_key: str, timeout: float, max_retries: int):
-    from openai import OpenAI  # lazy: openai takes ~1.5 s to import, only LLM calls need it
+    from openai import OpenAI  # lazy: openai is slow to import and only LLM calls need it
 
     # The openai client retries 408/409/429/5xx and connection errors with backoff.
     return OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=max_retries)
@@ -165,7 +165,7 @@ def _by_deadline(call: Callable[[], T], deadline: float | None) -> T:
 
 def provider_error(exc: Exception) -> LLMError:
     """Map an openai client error: unreachable or overloaded providers are retryable."""
-    import openai  # lazy: openai takes ~1.5 s to import, only LLM calls need it
+    import openai  # lazy: openai is slow to import and only LLM calls need it
 
     if isinstance(exc, openai.APITimeoutError):  # before its parent class, APIConnectionError
         return LLMTimeout(f"LLM provider unavailable: no answer in time ({exc.__class__.__name__})")
@@ -185,7 +185,7 @@ def _create(
     after a timeout (the provider is slow, not flaky), and nothing keeps calling once the caller
     has given up (the client would retry a timed-out call in the abandoned thread).
     """
-    import openai  # lazy: openai takes ~1.5 s to import, only LLM calls need it
+    import openai  # lazy: openai is slow to import and only LLM calls need it
 
     if deadline is None:
         reserve_call(purpose, user_id)
@@ -307,7 +307,7 @@ def chat_stream(
     started = time.monotonic()
 
     def produce() -> None:
-        import openai  # lazy: openai takes ~1.5 s to import, only LLM calls need it
+        import openai  # lazy: openai is slow to import and only LLM calls need it
 
         try:
             # No client retries: a retry would outlive the reader's wait, uncounted.

@@ -269,8 +269,8 @@ _LETTERS_RE = re.compile(r"[^\W\d_]{2,}")
 # Only the first few kilobytes matter to tell English from French, and
 # capping keeps detection cheap on long pages.
 _MAX_DETECT_CHARS = 4000
-# Below this normalised probability py3langid is guessing (e.g. "badge",
-# "restaurant", "VPN" all land around 0.5-0.6 between en and fr).
+# Below this normalised probability py3langid is guessing: words shared by English and French
+# ("badge", "restaurant", "VPN") land just under it, split between the two.
 _LANGID_MIN_CONFIDENCE = 0.7
 
 _identifier_lock = threading.Lock()
@@ -281,7 +281,7 @@ _identifiers: dict[tuple[str, ...], Any] = {}
 def _identifier_for(choices: tuple[str, ...]) -> Any:
     """A py3langid identifier restricted to ``choices``.
 
-    The model (~0.5 s to load) is loaded once; each restriction is a shallow
+    The model (slow to load) is loaded once; each restriction is a shallow
     copy whose ``set_languages`` slices the shared arrays, so concurrent
     callers with different ``choices`` never mutate each other's state.
     """

@@ -18,8 +18,8 @@ from search.retrieval.query import parse_query
 from search.retrieval.snippet import highlight
 from search.retrieval.twins import collapse_twins, readable_twin_pairs
 
-DEFAULT_LIMIT = 10
-MAX_LIMIT = 100
+DEFAULT_LIMIT = 10  # one page of results, as the search page shows them
+MAX_LIMIT = 100  # what one API or command call may ask for: bounds the ranking work of a single call
 MODES = ("hybrid", "keyword", "vector")
 
 

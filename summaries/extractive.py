@@ -18,20 +18,20 @@ from statements.answer_units import Unit, page_units
 
 __all__ = ["Candidate", "ExtractiveSummary", "Pool", "candidate_pool", "summarise_extractive", "summary_from_pool"]
 
-MIN_WORDS = 5
-MAX_WORDS = 60
-MAX_KEY_POINTS = 5
+MIN_WORDS = 5  # shorter lines are labels or fragments, not statements worth quoting
+MAX_WORDS = 60  # longer sentences are run-ons or lists flattened by the parser; a summary stays short
+MAX_KEY_POINTS = 5  # a list a reader takes in at a glance
 # Pages longer than this (in words) get three sentences instead of two.
 LONG_PAGE_WORDS = 150
 TITLE_BONUS = 0.3  # added to a term's weight when it appears in the title
-LEAD_BONUS = 0.2  # first sentence x1.2, second x1.1, third x1.07, ...
+LEAD_BONUS = 0.2  # opening sentences usually state the point; the bonus shrinks with each later one
 MAX_OVERLAP = 0.6  # Jaccard above which two sentences say the same thing
 # Key facts: a sentence stating a number (amount, limit, deadline) weighs this much more, and each
-# table whose cells hold numbers is kept as one digest ("Barème 2026: Norvège 70 €; Suisse 70 €…").
+# table whose cells hold numbers is kept as one digest ("Barème: Norvège … €; Suisse … €").
 NUMBER_BONUS = 0.25
-MAX_DIGEST_ROWS = 12
-MAX_DIGEST_WORDS = 60
-MAX_DIGEST_CELL_WORDS = 8
+MAX_DIGEST_ROWS = 12  # a digest is one line of a summary: a longer table is read on the page
+MAX_DIGEST_WORDS = 60  # as long as the longest sentence kept (MAX_WORDS)
+MAX_DIGEST_CELL_WORDS = 8  # a table with prose in its cells is not a table of figures
 _DIGIT_RE = re.compile(r"\d")
 
 # Leading list/quote markers are trimmed (the rest is still a verbatim

@@ -18,9 +18,10 @@ from summaries.extractive import Pool, candidate_pool
 from summaries.features import FEATURES, candidate_hashes, pool_features
 from summaries.learnt import Scorer, chosen_hashes, f1
 
-# L2 strength: with a few hundred sentences, stronger weights chase one editor's habits.
+# Inverse regularisation (scikit-learn's C): with a few hundred ticked sentences, larger weights chase
+# one editor's habits.
 REGULARISATION_C = 1.0
-MAX_FOLDS = 5
+MAX_FOLDS = 5  # cross-validation folds: each held-out fold keeps enough pages to score
 
 
 @dataclass

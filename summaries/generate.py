@@ -12,7 +12,7 @@ from statements.statement_check import Source, check_sentences
 
 logger = logging.getLogger(__name__)
 
-# Roughly 3,000 tokens of input: enough for most pages in one call, small enough for any model.
+# A few thousand tokens of input: enough for most pages in one call, small enough for any model.
 INPUT_CAP_CHARS = 12_000
 
 SYSTEM = (

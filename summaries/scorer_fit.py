@@ -30,8 +30,8 @@ from summaries.selectors import source_hash, summary_method
 
 logger = logging.getLogger(__name__)
 
-# The shipped weights were fitted on 24 pages of two languages: fewer picks than that would let a
-# handful of pages, often one editor's taste, outweigh them.
+# Close to the pages the shipped weights were fitted on (see their fit report): fewer picks would let
+# a handful of pages, often one editor's taste, outweigh them.
 MIN_TICKED_PAGES = 20
 RULE = "picks on published pages every active account with a group may read"
 

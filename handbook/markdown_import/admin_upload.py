@@ -40,8 +40,8 @@ from handbook.permissions import can_admin_space, can_edit_space
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _MAC_METADATA = "__MACOSX"
-# A central directory entry is 46 bytes, its path and extra fields: 1 KB each leaves room for paths
-# of several hundred characters and bounds what ``zipfile`` parses to what the entry limit allows.
+# A central directory entry is a fixed header, its path and extra fields: this allowance each leaves
+# room for paths of several hundred characters and bounds what ``zipfile`` parses to what the entry limit allows.
 _LISTED_BYTES_PER_ENTRY = 1024
 
 

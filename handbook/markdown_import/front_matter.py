@@ -26,7 +26,7 @@ from handbook.markdown_import.restrictions import KEY as RESTRICTION_KEY
 from handbook.markdown_import.restrictions import UNREADABLE, mentions_restriction
 
 # Real front matter is well under a kilobyte (the largest seen in the handbooks we import: a few KB
-# of redirect_from and tags); 64 KB leaves room for any of it and bounds a hostile block.
+# of redirect_from and tags); the cap leaves ample room for any of it and bounds a hostile block.
 MAX_FRONT_MATTER_BYTES = 64 * 1024
 
 

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from core import languages
 from handbook.markdown_import.tree import OutsideTree, open_in_tree
 
-# Site configuration files are a few KB; the etalab VuePress config is 3 KB.
+# Site configuration files are a few KB (the etalab VuePress config among them); the cap bounds a hostile one.
 MAX_BYTES = 256 * 1024
 
 _YAML_LANG = re.compile(r"^(?:lang|language|locale)\s*:\s*['\"]?([A-Za-z]{2})\b", re.MULTILINE)

@@ -33,8 +33,8 @@ from statements.answer_units import sentence_units
 
 # Product choices (the verified answers' goals): another question on the same page gets the verified
 # answer of a question it is not at most this often; a question on another page, almost never.
-MAX_OTHER_QUESTION_MATCHES = 0.03
-MAX_OTHER_PAGE_MATCHES = 0.001
+MAX_OTHER_QUESTION_MATCHES = 0.03  # same page, another question: a rare borrowed answer is tolerable
+MAX_OTHER_PAGE_MATCHES = 0.001  # another page: a borrowed answer there is plainly wrong, so almost never
 PASSAGES_PER_QUESTION = 5  # the nearest passages whose units the second look compares (as the answer fit)
 
 

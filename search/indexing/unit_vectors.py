@@ -1,7 +1,7 @@
 """Answer-unit vectors, computed at index time and read by Ask.
 
 Ask scores the units of its passages (``statements/answer_units.py``) against the question with the
-embedding model. Embedding them at question time cost ~40 ms a unit on two cores, and a cache of
+embedding model. Embedding them at question time cost a model call per unit, and a cache of
 those vectors shared by everyone made Ask faster for units someone else had asked about lately.
 So once a page's chunks are embedded, a bulk task embeds the units of each chunk with the serving
 query model and stores them here; Ask reads them by (chunk, unit text) and embeds at question time

@@ -24,8 +24,8 @@ from search.embedding.model_switch import query_embedder
 logger = logging.getLogger(__name__)
 
 MAX_EMBEDDED = 400  # distinct wordings embedded per grouping; the rest group by folded text only
-BATCH = 64
-VECTOR_TTL_S = 7 * 24 * 3600
+BATCH = 64  # wordings per embedder call: bounds one call's memory and request size
+VECTOR_TTL_S = 7 * 24 * 3600  # a week: the insights pages revisit the same wordings for days
 # A question whose answers were rated "not helpful" this many times is a gap, not an answered
 # question: once may be one reader's taste, twice is the answer failing.
 REJECTED_SEVERAL = 2

@@ -23,7 +23,7 @@ from handbook.page_views import page_views_purge
 from search.insights.visibility import same_words
 from search.models import AskLog, SearchClick, SearchLog, SearchMiss
 
-MAX_QUERY_CHARS = 500
+MAX_QUERY_CHARS = 500  # the logs' query column length (SearchLog.query, SearchMiss.query)
 RESULTS_LOGGED = 10  # the first page of results
 CLICK_WITHIN_HOURS = 24  # an opened result counts for this long after its search
 

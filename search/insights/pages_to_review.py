@@ -20,7 +20,7 @@ from handbook.models import Page, PageViewDay
 from handbook.page_views import NOT_VIEWED_DAYS, views_counted_since
 from handbook.review.selectors import answered_for, overdue
 
-MAX_TO_REVIEW = 200
+MAX_TO_REVIEW = 200  # one screen an editor can work through; bounds the query on a large handbook
 
 
 def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:

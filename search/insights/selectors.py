@@ -32,9 +32,9 @@ from search.insights.visibility import asks_shown, misses_shown
 from search.models import AskLog
 
 MAX_ROWS = 2000  # the most recent questions (and searches) read per list
-MAX_GROUPS = 50
-MAX_REJECTED = 50
-TOP_PER_SPACE = 10
+MAX_GROUPS = 50  # question groups listed: one page an editor can act on
+MAX_REJECTED = 50  # the latest rejected questions, enough to spot a pattern
+TOP_PER_SPACE = 10  # the head of each space's questions; the overview stays one screen
 
 
 @dataclass

@@ -16,9 +16,8 @@ from search.statistics.scopes import scoped_chunks_sql
 from search.statistics.stamps import key_sql, scope_key
 
 LANGUAGES = languages.CODES  # languages with stop-word lists and text-search configs
-MAX_WORDS_PER_LANGUAGE = 20_000  # the most frequent; ~30 MB of vectors at 384 dimensions
-# Longest vocabulary word; the stored column holds 100 characters (LexiconWord.word).
-MAX_WORD_CHARS = 40
+MAX_WORDS_PER_LANGUAGE = 20_000  # the most frequent: bounds each web process's in-memory vector table
+MAX_WORD_CHARS = 40  # longer tokens are codes or glued words, not vocabulary; well inside LexiconWord.word
 
 
 def content_words(text: str, language: str) -> list[str]:

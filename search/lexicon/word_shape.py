@@ -22,8 +22,8 @@ from core.text import STOPWORDS, words
 from search.embedding.sentence_sets import EVERYDAY
 
 # A word is a word when fewer than this share of its letter triples (with its start and end marked)
-# appear in no known word. Measured on the dev questions (bench/no_match.py prints the words it
-# leaves untranslated): no real word of them is near it, keyboard mashes sit at 0.6-1.0.
+# appear in no known word. Chosen between the real words of the dev questions and keyboard mashes,
+# which bench.no_match sets apart (it prints the words left untranslated; see docs/dev/decisions.md).
 UNSEEN_TRIPLE_SHARE = 0.4
 
 

@@ -10,9 +10,9 @@ language. The result is a bag of words for the keyword leg (fused as the
 
 Each language's vectors are centred on that language's mean word vector before
 comparing: without it, every French word sits closer to other French words than
-to its English translation. Measured on dev-crosslang (bench/search.py):
-translated questions +0.08–0.09 nDCG@10 in both directions, native ones within
-0.005. Words are single tokens, so idioms and non-cognates translate poorly;
+to its English translation. Measured on dev-crosslang by bench.search (figures in
+docs/dev/benchmarks.md): translated questions gain in both directions, native ones
+are unchanged. Words are single tokens, so idioms and non-cognates translate poorly;
 an LLM translation, when configured, is used instead.
 
 Vocabulary words are counted per readership scope (``search/statistics/scopes.py``): a
@@ -53,20 +53,21 @@ logger = logging.getLogger(__name__)
 MIN_CHUNKS = 2  # a word must appear in this many chunks of its language (typos, names out)
 MIN_LANGUAGE_CHUNKS = 20  # below this a language's vocabulary (and its mean) is too thin
 MIN_SIMILARITY = 0.5  # cosine of the centred vectors; below it a word is left untranslated
-MAX_QUERY_WORDS = 12
-EMBED_BATCH = 256
-TRANSLATION_TTL_S = 24 * 3600
+MAX_QUERY_WORDS = 12  # a question's content words translated: bounds the lookups of one long query
+EMBED_BATCH = 256  # words per embedder call in a build: bounds one call's memory
+TRANSLATION_TTL_S = 24 * 3600  # a day: a rebuild changes translations at most about that often
 VERSION_KEY = "lexicon:version"
-STALE_AFTER_S = 24 * 3600
+STALE_AFTER_S = 24 * 3600  # a daily rebuild picks up edits that moved no scope and changed little text
 STALE_CHUNK_SHARE = 0.05  # rebuild when the chunk count moved this much since the last build
 # A search builds what is missing itself (the first search after a start, a restriction a moment
-# ago) when it costs at most this many new word vectors (~20 s of the local model); a larger build
-# is queued for a worker and searches go on without it meanwhile.
+# ago) when it costs at most this many new word vectors, a wait one search can bear with the local
+# model (bench.indexing measures its speed); a larger build is queued for a worker and searches go
+# on without it meanwhile.
 ON_DEMAND_NEW_WORDS = 2_000
 # After a search found a build too large for it, searches leave it to the worker this long before
-# one tries again: counting the vocabulary to find that out takes seconds on a large index (~8 s at
-# 100k chunks), under the build lock, and would otherwise be paid by every search until the worker's
-# build lands. Not a ranking number: it only bounds how often a refused build is retried.
+# one tries again: counting the vocabulary to find that out takes seconds on a large index, under
+# the build lock, and would otherwise be paid by every search until the worker's build lands. Not
+# a ranking number: it only bounds how often a refused build is retried.
 REFUSED_BUILD_RETRY_S = 600
 _BUILD_LOCK = 0x6C6578  # pg advisory lock: one build at a time, whichever process starts it
 

@@ -44,7 +44,7 @@ class ReaderView:
 
 
 _tables: dict[tuple[str, str], tuple[int, Table | None]] = {}
-MAX_READER_VIEWS = 64  # ~100 kB each: one per set of readable scopes in use
+MAX_READER_VIEWS = 64  # one per set of readable scopes in use: bounds a process's memory, keeps the common sets
 _views: LRUCache[tuple[str, str, int, str], ReaderView | None] = LRUCache(MAX_READER_VIEWS)
 _lock = threading.Lock()  # for both maps: web threads share them, and cachetools' LRU is not thread-safe
 
@@ -56,7 +56,7 @@ def load_table(model: str, language: str, stamp: int) -> Table | None:
         known = _tables.get(key)
         if known is not None and known[0] == stamp:
             return known[1]
-    # pgvector's binary form (vector_send) loads ~5x faster than the text form row by row.
+    # pgvector's binary form (vector_send) loads much faster than the text form row by row.
     with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT word, vector_send(embedding), scopes, scope_chunks FROM search_lexiconword"

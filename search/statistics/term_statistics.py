@@ -30,8 +30,8 @@ CONFIGS = languages.TEXT_SEARCH_CONFIGS
 SIMPLE = languages.OTHER_TEXT_SEARCH_CONFIG
 # The (language, configuration) pairs of the IDF query, "other" for every language not listed.
 _CONFIG_VALUES = ", ".join(f"('{code}', '{config}')" for code, config in {**CONFIGS, "other": SIMPLE}.items())
-SMALL_INDEX_CHUNKS = 5_000  # below this, refreshing after every reindex costs < 100 ms
-REFRESH_DEBOUNCE_S = 60
+SMALL_INDEX_CHUNKS = 5_000  # below this a full refresh is cheap enough to run after every reindex
+REFRESH_DEBOUNCE_S = 60  # a bulk edit or import recounts a scope once, not once per page
 
 
 LEXEME_STAMPS = "lexemes"  # the name of these statistics' scope-stamp record (search/statistics/stamps.py)

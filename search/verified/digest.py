@@ -16,7 +16,7 @@ from handbook.review import digest_sections
 from handbook.review.digest_sections import DigestSection, Entries
 from search.models import VerifiedAnswer
 
-MAX_LINES = 20
+MAX_LINES = 20  # per owner in one digest e-mail: keeps the mail readable, the rest waits for the next one
 
 
 def changed_answers_by_owner(today: datetime.date | None = None) -> Entries:

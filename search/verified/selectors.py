@@ -28,7 +28,7 @@ from search.retrieval.pipeline import retrieve
 from search.verified.wording import fold, related_distance, same_question_distance, unit_hash
 from statements.answer_units import Unit, page_units, passage_units, revision_units
 
-MAX_CANDIDATE_PAGES = 8
+MAX_CANDIDATE_PAGES = 8  # pages offered to verify from: the retrieval's head, short enough to choose among
 
 
 class AskPassage(Protocol):
@@ -269,7 +269,7 @@ class VerifiedInsights:
     count: int  # verified answers served from the viewer's spaces
 
 
-MAX_LISTED = 50
+MAX_LISTED = 50  # per list on the insights page: bounds the query, one screen to act on
 
 
 def verified_insights(user: Any) -> VerifiedInsights:

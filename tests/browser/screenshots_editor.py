@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
+from tests.browser.editor import hand_file, new_page_typed
 
 SHOT = os.environ.get("EDITOR_SHOT", "docs/editor-after.png")
 NEW_PAGE_SHOT = os.environ.get("NEW_PAGE_SHOT", "docs/editor-new-page.png")
@@ -80,19 +81,9 @@ def test_shot_of_a_new_page_with_a_pasted_image(watched, live_server, handbook):
     page = watched.page
     page.set_viewport_size({"width": 1360, "height": 1000})
     log_in(page, live_server.url, "editor", "pw-editor")
-    page.goto(f"{live_server.url}/spaces/hr/_new/")
-    page.get_by_label("Title").fill("Meeting rooms")
-    page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
-    page.keyboard.type("# Meeting rooms\n\nRooms are booked in the calendar. The second floor:")
-    page.evaluate(
-        """bytes => {
-            const data = new DataTransfer();
-            data.items.add(new File([new Uint8Array(bytes)], "second-floor.png", {type: "image/png"}));
-            document.querySelector(".CodeMirror [contenteditable]").dispatchEvent(
-                new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
-        }""",
-        list(_png(320, 160)),
-    )
+    text = "# Meeting rooms\n\nRooms are booked in the calendar. The second floor:"
+    new_page_typed(page, live_server.url, "hr", "Meeting rooms", text)
+    hand_file(page, "paste", "second-floor.png", _png(320, 160))
     expect(page.locator(".js-attachment-status")).to_contain_text("second-floor.png uploaded")
     expect(page.locator("#preview img")).to_be_visible()
     page.wait_for_function("() => document.querySelector('#preview img').naturalWidth > 0")

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
+from tests.browser.editor import hand_file, new_page_typed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +37,7 @@ ROUND_TRIP = (
     "Trailing spaces at the very end   "
 )
 BODY = "# Remote work\n\nStaff may work from home.\n"
-PNG = list(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
@@ -44,7 +45,7 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
 
 
 # A real 2×2 picture: the browser decodes it (naturalWidth), so the test sees it shown, not a broken icon.
-PICTURE = list(
+PICTURE = (
     b"\x89PNG\r\n\x1a\n"
     + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0))
     + _png_chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00\x00\xff\x00" * 2))
@@ -109,20 +110,7 @@ def test_a_pasted_or_dropped_image_is_uploaded_and_its_markdown_inserted(watched
     page = watched.page
     _open_editor(page, live_server.url, "remote-work")
     page.locator(".CodeMirror").evaluate("el => { el.CodeMirror.focus(); el.CodeMirror.execCommand('goDocEnd'); }")
-    page.evaluate(
-        """([how, bytes]) => {
-            const data = new DataTransfer();
-            data.items.add(new File([new Uint8Array(bytes)], "screen.png", {type: "image/png"}));
-            const target = how === "paste"
-                ? document.querySelector(".CodeMirror [contenteditable]")
-                : document.querySelector(".CodeMirror-lines");
-            const event = how === "paste"
-                ? new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})
-                : new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true});
-            target.dispatchEvent(event);
-        }""",
-        [how, PNG],
-    )
+    hand_file(page, how, "screen.png", PNG)
     expect(page.locator(".js-attachment-status")).to_contain_text("screen.png uploaded")
     expect(page.locator("#id_body")).to_have_value(
         re.compile(
@@ -153,31 +141,16 @@ def test_a_page_saved_without_a_change_is_stored_byte_for_byte(watched, live_ser
     assert site.travel.revisions.get(number=2).body == ROUND_TRIP + "!"
 
 
-def _paste_image(page: Any, name: str) -> None:
-    page.evaluate(
-        """([name, bytes]) => {
-            const data = new DataTransfer();
-            data.items.add(new File([new Uint8Array(bytes)], name, {type: "image/png"}));
-            document.querySelector(".CodeMirror [contenteditable]").dispatchEvent(
-                new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
-        }""",
-        [name, PICTURE],
-    )
-
-
 def test_an_image_pasted_into_a_new_page_is_in_the_preview_and_on_the_published_page(watched, live_server, site):
     from handbook.attachment_models import Attachment
     from handbook.models import Page
 
     page = watched.page
     log_in(page, live_server.url, "editor", "pw-editor")
-    page.goto(f"{live_server.url}/spaces/hr/_new/")
+    new_page_typed(page, live_server.url, "hr", "Parking", "# Parking\n\nThe car park map:")
     expect(page.locator(".EasyMDEContainer .CodeMirror")).to_be_visible()
     expect(page.get_by_role("button", name="Image or file", exact=True)).to_be_visible()
-    page.get_by_label("Title").fill("Parking")
-    page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
-    page.keyboard.type("# Parking\n\nThe car park map:")
-    _paste_image(page, "map.png")
+    hand_file(page, "paste", "map.png", PICTURE)
     expect(page.locator(".js-attachment-status")).to_contain_text("map.png uploaded")
     expect(page.locator("#id_body")).to_have_value(
         re.compile(r"^# Parking\n\nThe car park map:\n\n!\[map\.png\]\(/attachments/[0-9a-f-]+/map\.png\)\n$")
@@ -204,18 +177,8 @@ def test_a_file_dropped_onto_a_new_page_is_linked_and_kept_with_the_page(watched
 
     page = watched.page
     log_in(page, live_server.url, "editor", "pw-editor")
-    page.goto(f"{live_server.url}/spaces/hr/_new/")
-    page.get_by_label("Title").fill("Forms")
-    page.locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
-    page.keyboard.type("# Forms")
-    page.evaluate(
-        """() => {
-            const data = new DataTransfer();
-            data.items.add(new File(["a,b\\n1,2\\n"], "claims.csv", {type: "text/csv"}));
-            document.querySelector(".CodeMirror-lines").dispatchEvent(
-                new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
-        }"""
-    )
+    new_page_typed(page, live_server.url, "hr", "Forms", "# Forms")
+    hand_file(page, "drop", "claims.csv", b"a,b\n1,2\n", "text/csv")
     expect(page.locator(".js-attachment-status")).to_contain_text("claims.csv uploaded")
     expect(page.locator("#id_body")).to_have_value(
         re.compile(r"^# Forms\n\n\[claims\.csv\]\(/attachments/[0-9a-f-]+/claims\.csv\)\n$")
@@ -248,7 +211,7 @@ def test_without_javascript_a_new_page_uploads_a_file_before_its_first_save(
     from handbook.models import Page
 
     picture = tmp_path / "map.png"
-    picture.write_bytes(bytes(PICTURE))
+    picture.write_bytes(PICTURE)
     context = browser.new_context(java_script_enabled=False, locale="en-GB")
     try:
         page = context.new_page()
@@ -267,7 +230,7 @@ def test_without_javascript_a_new_page_uploads_a_file_before_its_first_save(
         expect(page.locator(".prose img[alt='map.png']")).to_have_count(1)
         src = page.locator(".prose img[alt='map.png']").get_attribute("src")
         served = page.request.get(f"{live_server.url}{src}")  # with the reader's cookies, as the <img> asks
-        assert served.status == 200 and served.body() == bytes(PICTURE)
+        assert served.status == 200 and served.body() == PICTURE
         saved = Page.objects.get(title="Parking")
         assert list(saved.attachments.values_list("original_name", flat=True)) == ["map.png"]
     finally:

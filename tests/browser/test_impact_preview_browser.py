@@ -13,34 +13,21 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in, log_in_as
 from tests.browser.editor import editor_fill
+from tests.impact_fixtures import DAYS, DRAFT, REMOTE, log_asks
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-REMOTE = "# Remote work\n\nStaff may work from home 2 days a week, agreed with their manager.\n"
-DRAFT = "# Remote work\n\nStaff may work from home 3 days a week, agreed with their manager.\n"
-DAYS = "How many days a week can I work from home?"
 
 
 @pytest.fixture
 def drafted(make_user, make_space, make_page) -> Any:
     from handbook.services import page_save
     from search.insights.visibility import MIN_ASKERS
-    from search.models import AskLog
 
     space = make_space("people", viewers=("staff",), editors=("editors",))
     page = make_page(space, "Remote work", REMOTE, ref="remote-work")
     editor = make_user("ed", "staff", "editors")
     make_user("reader", "staff")
-    for n in range(MIN_ASKERS):
-        AskLog.objects.create(
-            user=make_user(f"asker{n}", "staff"),
-            question=DAYS,
-            mode="extractive",
-            answer="…",
-            citations=[{"ref": page.ref, "anchor": "", "revision": 1, "quote": "…"}],
-            passage_pages=[page.pk],
-            passage_spaces=[space.pk],
-        )
+    log_asks(DAYS, [make_user(f"asker{n}", "staff") for n in range(MIN_ASKERS)], [page])
     page_save(page=page, title=page.title, body=DRAFT, author=editor, publish=False)
     return page
 
@@ -85,7 +72,6 @@ def demo_edit(make_user) -> Any:
     from handbook.approvals.services import space_set_approval
     from handbook.models import Page, Space
     from search.insights.visibility import MIN_ASKERS
-    from search.models import AskLog
     from search.verified.services import verify_answer
     from search.verified.wording import unit_hash
     from statements.answer_units import page_units
@@ -106,16 +92,7 @@ def demo_edit(make_user) -> Any:
         (COWORKING_Q, [], "no_answer"),
     ]
     for question, pages, mode in logged:
-        for asker in askers:
-            AskLog.objects.create(
-                user=asker,
-                question=question,
-                mode=mode,
-                answer="…",
-                citations=[{"ref": p.ref, "anchor": "", "revision": 1, "quote": "…"} for p in pages],
-                passage_pages=[p.pk for p in pages],
-                passage_spaces=list(dict.fromkeys(p.space_id for p in pages)),
-            )
+        log_asks(question, askers, pages, mode)
     alice = User.objects.get(username="alice")
     two = [unit_hash(u.text) for u in page_units(page.body) if "2 jours de télétravail" in u.text]
     verify_answer(editor=alice, question=LIMIT, page=page, unit_hashes=two)

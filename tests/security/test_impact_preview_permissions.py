@@ -15,28 +15,11 @@ from handbook.models import Page
 from handbook.services import page_save
 from search.impact.preview import CHANGES, impact_preview
 from search.insights.visibility import MIN_ASKERS
-from search.models import AskLog
+from tests.impact_fixtures import DAYS, DRAFT, REMOTE, log_asks
 
-REMOTE = "# Remote work\n\nStaff may work from home 2 days a week, agreed with their manager.\n"
-DRAFT = "# Remote work\n\nStaff may work from home 3 days a week, agreed with their manager.\n"
 SALARY = "# Salary bands\n\nCANARY-SALARY-4410: band E3 pays 61,000 euros for remote workers.\n"
-DAYS = "How many days a week can I work from home?"
 SECRET = "Do remote workers in band E3 get paid less?"
 FEW = "Can I work from home on Fridays?"
-
-
-def _logged(question: str, users: list[User], pages: list[Page], mode: str = "extractive") -> None:
-    """Ask log rows as Ask writes them: citing (and having reached) ``pages``."""
-    for user in users:
-        AskLog.objects.create(
-            user=user,
-            question=question,
-            mode=mode,
-            answer="…",
-            citations=[{"ref": p.ref, "anchor": "", "revision": 1, "quote": "…"} for p in pages],
-            passage_pages=[p.pk for p in pages],
-            passage_spaces=list(dict.fromkeys(p.space_id for p in pages)),
-        )
 
 
 @pytest.fixture
@@ -49,9 +32,9 @@ def world(no_embeddings, make_space, make_page, make_user):
     hr_editor = make_user("hred", "staff", "editors", "hr")
     reader = make_user("reader", "staff")
     askers = [make_user(f"asker{n}", "staff", "hr") for n in range(MIN_ASKERS)]
-    _logged(DAYS, askers, [remote])
-    _logged(SECRET, askers, [remote, salary])  # reached a page only HR may read
-    _logged(FEW, askers[: MIN_ASKERS - 1], [remote])  # too few people to show
+    log_asks(DAYS, askers, [remote])
+    log_asks(SECRET, askers, [remote, salary])  # reached a page only HR may read
+    log_asks(FEW, askers[: MIN_ASKERS - 1], [remote])  # too few people to show
     draft = page_save(page=remote, title="Remote work", body=DRAFT, author=editor, publish=False).revision
     return {"remote": remote, "editor": editor, "hr_editor": hr_editor, "reader": reader, "draft": draft}
 

@@ -208,11 +208,14 @@ def translated_keyword_leg(
     return hits
 
 
-def typo_corrected(parsed: ParsedQuery, reader: Reader, language: str | None = None) -> ParsedQuery:
+def typo_corrected(
+    parsed: ParsedQuery, reader: Reader, language: str | None = None, embedder: Any = None
+) -> ParsedQuery:
     """``parsed`` with its misspelt words replaced by their correction from the words of the pages
     ``reader`` may read (``search/retrieval/suggest.py``): "remboursment" matches the pages that say
-    "remboursement". A misspelt word matches nothing, so nothing is lost by replacing it."""
-    fixed = corrections(" ".join(parsed.terms), reader, language) if parsed.terms else {}
+    "remboursement". A misspelt word matches nothing, so nothing is lost by replacing it. ``embedder``:
+    the serving model the search resolved (the vocabulary is that model's), or None to resolve it."""
+    fixed = corrections(" ".join(parsed.terms), reader, language, embedder) if parsed.terms else {}
     if not fixed:
         return parsed
     terms = list(dict.fromkeys(fixed.get(t, t) for t in parsed.terms))

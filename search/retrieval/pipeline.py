@@ -104,12 +104,11 @@ def _query_side(
     reader: Any,
     owner: Any,
     *,
-    embed: bool,
+    embedder: Any,
     use_vectors: bool,
     cross_language: bool,
     timings: dict[str, float],
 ) -> QuerySide:
-    embedder = query_embedder() if embed else None
     if not (use_vectors and embedder is not None):
         return QuerySide(embedder)
     # Before the lists start: the model's threads and Postgres would fight over the same cores.
@@ -154,6 +153,10 @@ def retrieve(
     owner = getattr(user, "pk", None)
     # Whose statistics rank the results: the scopes this user may read (search/statistics/scopes.py).
     reader = reader_of(user)
+    embed = (use_vectors or translate) and not exact_request
+    # The serving model, resolved once (a read of the index settings): the query side embeds with it
+    # and the typo correction's vocabulary is its.
+    embedder = query_embedder() if embed or use_keywords else None
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
     # current for every query (reused only while the scopes it covers are unchanged: visibility.py) and
     # applied inside every list. The query side and the typo correction are prepared meanwhile.
@@ -167,7 +170,7 @@ def retrieve(
             filters,
             reader,
             owner,
-            embed=(use_vectors or translate) and not exact_request,
+            embedder=embedder if embed else None,
             use_vectors=use_vectors,
             cross_language=cross_language,
             timings=side_timings,
@@ -175,7 +178,7 @@ def retrieve(
     ]
     if use_keywords:
         # The keyword lists search the words as corrected; what was typed stays the query shown.
-        first.append(partial(typo_corrected, parsed, reader, language))
+        first.append(partial(typo_corrected, parsed, reader, language, embedder))
     visible, query_side, *corrected = parallel.run_all(first)
     timings.update(side_timings)
     words = corrected[0] if corrected else parsed

@@ -30,6 +30,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from core.text import STOPWORDS, detect_language, fold_accents
+from search.embedding.embedders import Embedder
 from search.lexicon import word_translation as lexicon
 from search.models import LexiconWord
 from search.statistics.scopes import Reader
@@ -54,12 +55,13 @@ _vocabularies: LRUCache[tuple[str, int, str], Vocabulary] = LRUCache(MAX_VOCABUL
 _lock = threading.Lock()  # web threads share it, and cachetools' LRU is not thread-safe
 
 
-def reader_vocabulary(reader: Reader) -> Vocabulary | None:
+def reader_vocabulary(reader: Reader, embedder: Embedder | None = None) -> Vocabulary | None:
     """The words ``reader`` may be offered, with their readable chunk counts; None without a vocabulary.
 
     The vocabulary as it is for this reader now: built if it never was, the reader's scopes recounted
-    if a page left or entered them since (``lexicon.reader_version``)."""
-    version = lexicon.reader_version(reader)
+    if a page left or entered them since (``lexicon.reader_version``). ``embedder``: the serving
+    model when the caller has it already (a search resolves it once), else it is resolved here."""
+    version = lexicon.reader_version(reader, embedder)
     if not version:
         return None
     key = (str(version.get("model", "")), int(version.get("stamp", 0)), reader.key)
@@ -120,12 +122,15 @@ def _two_edits_allowed(word: str, candidate: str, vocabulary: Vocabulary, langua
     return long_enough and (language is None or language in vocabulary.languages[candidate])
 
 
-def corrections(text: str, reader: Reader, language: str | None = None) -> dict[str, str]:
+def corrections(
+    text: str, reader: Reader, language: str | None = None, embedder: Embedder | None = None
+) -> dict[str, str]:
     """Misspelt words of ``text`` (folded, lower-case) -> the correction offered, from readable words only.
 
     ``language``: the query's (``detect_language``), which words two edits away must be of.
+    ``embedder``: the serving model, when the caller resolved it already.
     """
-    vocabulary = reader_vocabulary(reader)
+    vocabulary = reader_vocabulary(reader, embedder)
     if not vocabulary or not vocabulary.words:
         return {}
     candidates = []

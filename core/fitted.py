@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 from django.core.cache import cache
 from django.db import models, transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import class_prepared, post_delete, post_save
 from django.dispatch import receiver
 
 logger = logging.getLogger(__name__)
@@ -97,8 +97,14 @@ def _advance() -> None:
         logger.warning("fitted things: generation not advanced: %s", exc)
 
 
-@receiver(post_save, dispatch_uid="fitted_saved")
-@receiver(post_delete, dispatch_uid="fitted_deleted")
-def _row_changed(sender: Any, instance: Any, **_kwargs: Any) -> None:
-    if isinstance(instance, FittedThing):
-        changed()
+@receiver(class_prepared, dispatch_uid="fitted_watched")
+def _watch(sender: Any, **_kwargs: Any) -> None:
+    """Each concrete fitted model signals its own changes: other models' saves never reach here."""
+    if issubclass(sender, FittedThing) and not sender._meta.abstract:
+        label = sender._meta.label
+        post_save.connect(_row_changed, sender=sender, dispatch_uid=f"fitted_saved:{label}")
+        post_delete.connect(_row_changed, sender=sender, dispatch_uid=f"fitted_deleted:{label}")
+
+
+def _row_changed(**_kwargs: Any) -> None:
+    changed()

@@ -48,6 +48,14 @@ def test_a_copy_is_read_once_and_again_after_a_fit_is_saved_here() -> None:
 
 
 @pytest.mark.django_db
+def test_saving_any_other_row_keeps_the_copies(make_user) -> None:  # type: ignore[no-untyped-def]
+    read = Reads()
+    fitted.current(KIND, "m", read)
+    make_user("someone").save()
+    assert fitted.current(KIND, "m", read) == ("m", 1)
+
+
+@pytest.mark.django_db
 def test_a_deleted_fit_is_a_change_too() -> None:
     row = QuoteRankerFit.objects.create(model="m", weights={}, report={})
     read = Reads()

@@ -50,7 +50,7 @@ from search.ask.answer_cache import cache_key, from_cache, mark_outdated, to_cac
 from search.ask.extractive import candidates, decide
 from search.ask.grounding import MARKER, UnsupportedAnswer, grounded, with_confidence
 from search.ask.passages import Passage, embedder_for, passages_for
-from search.ask.quoted import extractive_answer, learnt, question_vector, quoted_answer
+from search.ask.quoted import extractive_answer, learnt, quoted_answer
 from search.ask.replies import Answer, AskError, no_answer
 from search.ask.stream_gate import gate_for
 from search.models import AskLog
@@ -223,8 +223,8 @@ def find(asked: Asked) -> Found:
     """The passages through the one permission-filtered retrieval; which model serves is read once, by it."""
     retrieval, passages = passages_for(asked.text, asked.user)
     embedder = embedder_for(passages, retrieval.embedder)
-    vector, _embedder = question_vector(asked.text, passages, embedder)
-    return Found(passages, retrieval, embedder, vector)
+    # Every passage carries retrieval's vector of the question (search/ask/passages.py): not embedded again.
+    return Found(passages, retrieval, embedder, retrieval.query_vector if embedder is not None else None)
 
 
 def answer_question(

@@ -14,7 +14,7 @@ from django.core.cache import cache
 from handbook.models import Page
 from search.ask.passages import Passage
 from search.ask.replies import Answer, Citation
-from search.decisions.answer import answer_decision
+from search.decisions.policy import Decision
 
 logger = logging.getLogger(__name__)
 
@@ -23,10 +23,12 @@ CACHE_TTL_S = 3600
 ANSWER_FORMAT_VERSION = 5
 
 
-def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = None, *, embedder: Any = None) -> str:
+def cache_key(
+    question: str, passages: list[Passage], mode: str, owner: Any = None, *, decision: Decision | None = None
+) -> str:
     """Per person (``owner``): a shared entry would answer in milliseconds a question somebody else
     asked recently, and its timing would tell. Per passages: an edited source is a new answer.
-    ``embedder``: the serving one when the passages carry the question's meaning (``embedder_for``), else None."""
+    ``decision``: the serving model's answer decision when the passages carry the question's meaning."""
     material = json.dumps(
         [
             ANSWER_FORMAT_VERSION,
@@ -35,16 +37,15 @@ def cache_key(question: str, passages: list[Passage], mode: str, owner: Any = No
             mode,
             settings.LLM_MODEL if mode == "llm" else "",
             [(p.chunk_id, p.content_hash, p.revision_id) for p in passages],
-            _answer_decision_of(embedder),
+            _answer_decision_of(decision),
         ]
     )
     return "ask:" + hashlib.sha256(material.encode()).hexdigest()
 
 
-def _answer_decision_of(embedder: Any) -> list[Any]:
+def _answer_decision_of(decision: Decision | None) -> list[Any]:
     """The answer decision the passages' model answers by: a new fit decides (and says how sure) anew,
     rather than an hour later."""
-    decision = answer_decision(embedder.model_name) if embedder is not None else None
     if decision is None:
         return []
     return [decision.intercept, list(decision.weights), sorted(decision.thresholds.items())]

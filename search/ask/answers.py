@@ -53,6 +53,8 @@ from search.ask.passages import Passage, embedder_for, passages_for
 from search.ask.quoted import extractive_answer, learnt, quoted_answer
 from search.ask.replies import Answer, AskError, no_answer
 from search.ask.stream_gate import gate_for
+from search.decisions.answer import answer_decision
+from search.decisions.policy import Decision
 from search.models import AskLog
 from search.retrieval import parallel
 from search.retrieval.hits import Retrieval
@@ -204,11 +206,13 @@ class Found:
     retrieval: Retrieval  # its question vector and embedder: the verified-answer lookup compares by them
     embedder: Any  # the serving embedder when the passages carry the question's meaning; None: words only
     vector: list[float] | None  # the question's vector the units are compared with; None: words decide
+    decision: Decision | None  # the embedder's fitted answer decision; None: no embedder or no policy yet
 
     @property
-    def meaning(self) -> tuple[list[float] | None, Any]:
-        """The question's vector and the embedder that compares the units with it; (None, None): words decide."""
-        return (self.vector, self.embedder) if self.vector is not None else (None, None)
+    def meaning(self) -> tuple[list[float] | None, Any, Decision | None]:
+        """The question's vector, the embedder that compares the units with it and its answer decision;
+        (None, None, None): words decide."""
+        return (self.vector, self.embedder, self.decision) if self.vector is not None else (None, None, None)
 
 
 def parse(question: str, user: Any, *, rate_limit: bool = True) -> Asked:
@@ -224,7 +228,9 @@ def find(asked: Asked) -> Found:
     retrieval, passages = passages_for(asked.text, asked.user)
     embedder = embedder_for(passages, retrieval.embedder)
     # Every passage carries retrieval's vector of the question (search/ask/passages.py): not embedded again.
-    return Found(passages, retrieval, embedder, retrieval.query_vector if embedder is not None else None)
+    if embedder is None:
+        return Found(passages, retrieval, None, None, None)
+    return Found(passages, retrieval, embedder, retrieval.query_vector, answer_decision(embedder.model_name))
 
 
 def answer_question(
@@ -245,7 +251,7 @@ def answer_question(
     found = find(asked)
     mode = "llm" if _uses_llm(use_llm) else "extractive"
     owner = getattr(user, "pk", None)
-    key = cache_key(asked.text, found.passages, mode, owner, embedder=found.embedder) if use_cache else ""
+    key = cache_key(asked.text, found.passages, mode, owner, decision=found.decision) if use_cache else ""
     answer = from_cache(key) if use_cache else None
     if answer is not None:
         answer.cached = True

@@ -223,7 +223,8 @@ def select_quotes(
 ) -> Selection:
     """The units to quote and the answerability score of the best one (``reorder``: quote_learning.py)."""
     pool = candidates(question, language, passages) if passages else []
-    return decide(question, language, passages, pool, question_vector, embedder, reorder)
+    decision = answer_decision(embedder.model_name) if embedder is not None else None
+    return decide(question, language, passages, pool, question_vector, embedder, decision, reorder)
 
 
 def decide(
@@ -231,15 +232,15 @@ def decide(
     language: str,
     passages: list[Passage],
     pool: list[Candidate],
-    question_vector: Sequence[float] | None = None,
-    embedder: Embedder | None = None,
+    question_vector: Sequence[float] | None,
+    embedder: Embedder | None,
+    decision: Decision | None,
     reorder: Callable[[list[Candidate]], None] | None = None,
 ) -> Selection:
     """The decision on the passages' units (``pool``, from ``candidates``): which to quote, and whether
-    and how surely they answer."""
+    and how surely they answer. ``decision``: the embedder's fitted answer decision (None: words decide)."""
     if not passages or not pool:
         return Selection([], None)
-    decision = answer_decision(embedder.model_name) if embedder is not None else None
     size = SHORTLIST + (SHORTLIST_OTHER_LANGUAGE if any(p.language != language for p in passages) else 0)
     shortlist = pool[:size]
     # Each passage's best units are embedded too: the answer may share no word with the question

@@ -180,7 +180,6 @@ def main() -> None:
         mock.patch.object(answer_units, "revision_units", revision_units),
         mock.patch.object(unit_embeddings, "sentence_vectors", cached_vectors),
         mock.patch.object(extractive_answer, "stored_unit_vectors", lambda *a: {}),  # no index here
-        mock.patch.object(extractive_answer, "_translation", lambda *a: ""),
     ):
         if before is not None:
             patch_before = mock.patch.object(before, "sentence_vectors", cached_vectors)

@@ -248,8 +248,9 @@ def reader_version(reader: Reader, embedder: Embedder | None = None) -> dict | N
             return None
         scopes = None
     else:
-        now = stamps.current(reader)
-        scopes = stamps.changed(version.get("scopes"), now)
+        read = stamps.of(reader)  # as the search read them with the reader
+        now = dict(read.by_scope)
+        scopes = read.changed_since(version.get("scopes"))
         if not scopes:
             return version
     # Keyed by what would be built: the whole vocabulary, or these scopes at these stamps (all of them

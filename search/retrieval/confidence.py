@@ -30,13 +30,13 @@ def confident_count(pages: list[PageHit], retrieval: Retrieval, decision: Decisi
     """How many of ``pages`` (best first) lead as close results; all of them when the query was not
     embedded (keyword search only), when it was not confident (the words carried it: every listed
     page holds most of them), when the model has no policy yet, or when the first page is not close
-    (there is then no close run to set apart). ``decision``: the page decision (read from the policy
-    when not given)."""
+    (there is then no close run to set apart). ``decision``: the page decision (the one the search
+    read with its query decision, else read from the policy)."""
     query = retrieval.decision
     if query is None or not query.confident or query.features is None or retrieval.embedder is None:
         return len(pages)
     model = retrieval.embedder.model_name
-    decision = decision or page_decision(model)
+    decision = decision or retrieval.page_decision or page_decision(model)
     floor = retrieval.vector_floor if retrieval.vector_floor is not None else vector_floors(query_decision(model))[0]
     count = 0
     for page in pages:

@@ -25,7 +25,7 @@ from pgvector import Vector
 from core.db_router import read_connection
 from search.retrieval.hits import ChunkHit, Filters
 from search.retrieval.vector import vector_leg
-from search.retrieval.visibility import as_visible
+from search.retrieval.visibility import VisiblePages
 from search.statistics import stamps
 from search.statistics.scopes import EVERYTHING, Reader, scoped_chunks_sql
 
@@ -55,7 +55,8 @@ def _scope_sums(model: str, reader: Reader = EVERYTHING) -> list[tuple[int, tupl
     """
     key = means_cache_key(model)
     cached = cache.get(key)
-    if cached is None or stamps.changed(cached["stamps"], stamps.current(reader)):
+    # The reader's stamps as the search read them with the reader (one read for every statistic).
+    if cached is None or stamps.of(reader).changed_since(cached["stamps"]):
         counted_at = stamps.current()  # before counting: a change meanwhile is counted again next time
         with read_connection().cursor() as cursor:
             cursor.execute(
@@ -166,7 +167,7 @@ def partition_leg(
     small enough is searched exactly whatever it says.
     """
 
-    visible = as_visible(visible)
+    visible = visible if isinstance(visible, VisiblePages) else VisiblePages(visible)  # ids as tests give them
     partition = Filters(space=filters.space, language=language)
     small = centred.sizes[language] <= PARTITION_EXACT_CHUNKS  # readable chunks of the language
     return vector_leg(

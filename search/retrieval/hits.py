@@ -46,6 +46,7 @@ class Retrieval:
     embedder: Any = None  # the serving query embedder the vector came from
     decision: Any = None  # QueryDecision: whether the query means something here (None: not embedded)
     vector_floor: float | None = None  # the similarity a vector hit needed (None: read from the policy)
+    page_decision: Any = None  # Decision: the page decision of the policy the query decision came from
     reader: Any = None  # Reader: the scopes the search read with (None: the query was empty)
 
 

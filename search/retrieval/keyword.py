@@ -10,7 +10,7 @@ from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
 from search.retrieval.query import ParsedQuery, parse_query, tsquery_text
 from search.retrieval.query_translation import query_translations
 from search.retrieval.suggest import corrections
-from search.retrieval.visibility import VisiblePages, as_visible
+from search.retrieval.visibility import VisiblePages
 from search.statistics.scopes import Reader
 from search.statistics.term_statistics import CONFIGS, term_weights
 
@@ -87,7 +87,7 @@ def keyword_leg(
     # A stop-word of any handbook language ("de", "le", "que") is rare in the other language's
     # partition and would get a high IDF there, pulling in pages of the wrong language.
     content_terms = [t for t in parsed.terms if t not in ALL_STOPWORDS] or parsed.terms
-    visible = as_visible(visible)
+    visible = visible if isinstance(visible, VisiblePages) else VisiblePages(visible)  # ids as tests give them
     if not visible:
         return []
     weights = term_weights(content_terms, visible.reader)
@@ -184,7 +184,7 @@ def translated_keyword_leg(
     The word translation draws on the words of pages this reader may read (``visible.reader``).
     """
     hits: list[ChunkHit] = []
-    visible = as_visible(visible)
+    visible = visible if isinstance(visible, VisiblePages) else VisiblePages(visible)  # ids as tests give them
     translations = query_translations(parsed.raw, query_language, embedder, reader=visible.reader, owner=owner)
     for target, text in translations.items():
         if filters.language and filters.language != target:

@@ -16,14 +16,15 @@ from typing import Any
 
 from core import languages
 from core.text import detect_language
-from search.decisions.policy import Decision
+from search.decisions.policy import Decision, policy_for
 from search.decisions.query import (
+    PAGE,
+    QUERY,
     SAFE,
     STAND_OUT_RANK,
     QueryDecision,
     QueryFeatures,
     decide_query,
-    query_decision,
     stand_out,
     vector_floors,
 )
@@ -183,7 +184,10 @@ def retrieve(
     timings.update(side_timings)
     words = corrected[0] if corrected else parsed
     # Vector hits count only when close enough in meaning (search/decisions/query.py, fitted per model).
-    policy = query_decision(query_side.model) if query_side.model else None
+    # The model's policy is read once: the query decision here, the page decision for the close
+    # results (search/retrieval/confidence.py) carried on the Retrieval.
+    policies = policy_for(query_side.model) if query_side.model else None
+    policy = policies.decisions.get(QUERY) if policies else None
     vector_floor, centred_floor = vector_floors(policy)
     embedding = query_side.embedding
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
@@ -218,6 +222,7 @@ def retrieve(
         embedder=query_side.embedder,
         decision=decision,
         vector_floor=vector_floor,
+        page_decision=policies.decisions.get(PAGE) if policies else None,
         reader=reader,
     )
 

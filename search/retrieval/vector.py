@@ -11,7 +11,7 @@ from pgvector import Vector
 from core.db_router import read_connection
 from search.models import HNSW_DIMENSIONS  # the dimension the HNSW indexes cover
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
-from search.retrieval.visibility import VisiblePages, as_visible
+from search.retrieval.visibility import VisiblePages
 
 EXACT_SCAN_ALWAYS_CHUNKS = 10_000  # this few visible chunks: exact search (~1 µs a row), whatever the share
 EXACT_SCAN_MAX_SHARE = 0.2  # a filter this selective loses HNSW recall: exact search…
@@ -42,7 +42,7 @@ def use_exact_scan(visible: VisiblePages | list[int]) -> bool:
     neighbours are discarded and recall drops, while an exact scan over a few
     thousand visible rows is fast. With most rows visible, HNSW wins.
     """
-    chunks, share = as_visible(visible).estimate
+    chunks, share = (visible if isinstance(visible, VisiblePages) else VisiblePages(visible)).estimate
     return chunks <= EXACT_SCAN_ALWAYS_CHUNKS or (share <= EXACT_SCAN_MAX_SHARE and chunks <= EXACT_SCAN_MAX_CHUNKS)
 
 
@@ -112,7 +112,7 @@ def _nearest(
 ) -> tuple[list[ChunkHit], dict[int, float]]:
     """``vector_leg``'s hits; with ``centred_unit`` (HNSW only) each hit's language and its distance
     to that vector too."""
-    visible = as_visible(visible)
+    visible = visible if isinstance(visible, VisiblePages) else VisiblePages(visible)  # ids as tests give them
     if not visible:
         return [], {}
     filter_sql, filter_params = filters.sql()

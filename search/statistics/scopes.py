@@ -16,8 +16,9 @@ A space has one scope plus one per distinct restriction, so there are few.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache, cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -32,6 +33,35 @@ from handbook.models import Page, Space
 _CODES = ", ".join(f"'{code}'" for code in languages.CODES)
 
 
+def scope_key(space_id: int, groups: list[int] | tuple[int, ...]) -> str:
+    """A readership scope as text: ``"<space>"`` or ``"<space>:<g1>.<g2>"`` (groups sorted)."""
+    return f"{space_id}:{'.'.join(map(str, groups))}" if groups else str(space_id)
+
+
+@dataclass(frozen=True, eq=False)
+class ScopeStamps:
+    """The stamp of every scope one reader may read, as committed when they were read
+    (``search/statistics/stamps.py``): read once per search with the reader, and handed to every
+    statistic the search checks for freshness (language means, vocabulary, term weights)."""
+
+    by_scope: Mapping[str, int]  # scope_key -> stamp
+
+    @classmethod
+    def from_rows(cls, rows: list[list[Any]] | None) -> ScopeStamps:
+        """From ``stamps_sql``'s rows: (space id, sorted restriction groups, stamp)."""
+        return cls({scope_key(space, groups or ()): int(stamp) for space, groups, stamp in rows or ()})
+
+    @cached_property
+    def digest(self) -> str:
+        """One short text for all of them: equal exactly when every stamp is."""
+        return hashlib.md5(repr(sorted(self.by_scope.items())).encode(), usedforsecurity=False).hexdigest()
+
+    def changed_since(self, counted: Mapping[str, int] | None) -> list[str]:
+        """The scopes whose stamp is not the one they were counted at (``counted``: a record)."""
+        counted = counted or {}
+        return sorted(key for key, stamp in self.by_scope.items() if counted.get(key) != stamp)
+
+
 @dataclass(frozen=True)
 class Reader:
     """Whose statistics: the scopes one user may read, from their groups (read fresh)."""
@@ -39,6 +69,9 @@ class Reader:
     group_ids: frozenset[int]
     space_ids: frozenset[int]
     everything: bool = False  # superusers read every published page
+    # The stamps of those scopes, read in the same statement as the groups (``reader_of``); None: read
+    # them when needed. Not part of who the reader is: equal readers may hold stamps of two moments.
+    stamps: ScopeStamps | None = field(default=None, compare=False, repr=False)
 
     def reads(self, space_id: int, groups: tuple[int, ...] | list[int]) -> bool:
         if self.everything:
@@ -78,27 +111,46 @@ def spaces_of_groups_sql(groups: str) -> str:
 
 
 def reader_of(user: Any) -> Reader:
-    """The reader ``user`` is now: groups and readable spaces in one round trip."""
+    """The reader ``user`` is now: groups, readable spaces and the stamps of the scopes they may read,
+    in one round trip (one snapshot: the stamps are those of exactly these scopes)."""
     if not is_active_user(user):
         return NOBODY
-    if user.is_superuser:
-        return EVERYTHING
     # Prepared (core/prepared.py): every search and keystroke runs it, and planning was most of its cost.
     with prepared_cursor(connection) as cursor:
+        if user.is_superuser:
+            cursor.execute(_everything_sql())
+            (stamps,) = cursor.fetchone()
+            return replace(EVERYTHING, stamps=ScopeStamps.from_rows(stamps))
         cursor.execute(_reader_sql(), [user.pk])
-        group_ids, space_ids = cursor.fetchone()
-    return Reader(frozenset(group_ids or ()), frozenset(space_ids or ()))
+        group_ids, space_ids, stamps = cursor.fetchone()
+    return Reader(frozenset(group_ids or ()), frozenset(space_ids or ()), stamps=ScopeStamps.from_rows(stamps))
+
+
+def stamps_sql(where: str) -> str:
+    """SQL for the stamps of the scopes ``where`` selects (it tests ``s``, the stamp rows), as one
+    JSON array of (space id, groups, stamp) for ``ScopeStamps.from_rows``."""
+    return (
+        f"(SELECT json_agg(json_build_array(s.space_id, s.groups, s.stamp)) FROM handbook_scopestamp s WHERE {where})"
+    )
 
 
 @cache
 def _reader_sql() -> str:
     # Built once: through ``user.groups`` it made a related manager on every call (a third of a
-    # keystroke's Python time).
+    # keystroke's Python time). The stamps test is ``Reader.sql``'s, over the groups and spaces read here.
     memberships = connection.ops.quote_name(get_user_model().groups.through._meta.db_table)
+    readable = "s.space_id = ANY(r.spaces) AND (s.groups = '{}' OR s.groups && r.groups)"
     return f"""
-        WITH g AS (SELECT group_id FROM {memberships} WHERE user_id = %s)
-        SELECT ARRAY(SELECT group_id FROM g), {spaces_of_groups_sql("SELECT group_id FROM g")}
+        WITH g AS (SELECT group_id FROM {memberships} WHERE user_id = %s),
+        r AS (SELECT ARRAY(SELECT group_id FROM g) AS groups,
+                     {spaces_of_groups_sql("SELECT group_id FROM g")} AS spaces)
+        SELECT r.groups, r.spaces, {stamps_sql(readable)} FROM r
     """  # noqa: S608 - table names from the models
+
+
+@cache
+def _everything_sql() -> str:
+    return f"SELECT {stamps_sql('true')}"
 
 
 def scoped_chunks_sql(where: str = "true") -> str:

@@ -22,16 +22,14 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connection
 
-from search.statistics.scopes import EVERYTHING, Reader
+from search.statistics.scopes import EVERYTHING, Reader, ScopeStamps, scope_key
 
 logger = logging.getLogger(__name__)
 
 _RECORD_KEY = "statistics:scope-stamps:v1:"
 
 
-def scope_key(space_id: int, groups: list[int] | tuple[int, ...]) -> str:
-    """A readership scope as text: ``"<space>"`` or ``"<space>:<g1>.<g2>"`` (groups sorted)."""
-    return f"{space_id}:{'.'.join(map(str, groups))}" if groups else str(space_id)
+__all__ = ["changed", "current", "forget", "key_sql", "of", "parse_scope_key", "record", "recorded", "scope_key"]
 
 
 def parse_scope_key(key: str) -> tuple[int, tuple[int, ...]]:
@@ -56,6 +54,12 @@ def current(reader: Reader = EVERYTHING) -> dict[str, int]:
             params,
         )
         return {scope_key(space, groups or ()): int(stamp) for space, groups, stamp in cursor.fetchall()}
+
+
+def of(reader: Reader) -> ScopeStamps:
+    """The stamps of the scopes ``reader`` may read: those read with the reader (``reader_of``: once
+    per search, the same for every statistic it checks), else read now."""
+    return reader.stamps if reader.stamps is not None else ScopeStamps(current(reader))
 
 
 def changed(counted: dict[str, int] | None, now: dict[str, int]) -> list[str]:

@@ -301,12 +301,10 @@ def main() -> None:
     refresh_index_statistics()  # under the fresh prefix: the word-translation vocabulary's version
     from django.contrib.auth.models import User
 
-    from search.ask import extractive as extractive_answer
     from search.ask.answers import answer_question
 
     user = User.objects.get(username=SCOPE)
     sets = {"native": load_queries("dev-handbooks.jsonl"), "translated": load_queries("dev-crosslang.jsonl")}
-    scorer = getattr(extractive_answer, "answerability_score", None)  # the decision's input, when there is one
     rows: list[dict[str, Any]] = []
     ask_ms: list[float] = []
     for set_name, queries in sets.items():
@@ -331,11 +329,12 @@ def main() -> None:
             }
             row["right_kind"] = _right_kind(q["query"], row)
             selection = getattr(answer, "selection", None)  # the decision; older checkouts have none
-            if scorer is not None and selection is not None:  # the would-be answer, whatever the threshold
+            if selection is not None:  # the would-be answer, whatever the threshold
                 from search.ask.quoted import quoting  # not in older checkouts (bench.ask_subset's before)
 
                 row["ungated"] = judge(q, quoting(q["query"], answer.language, selection.quotes))
                 row["score"] = selection.score or 0.0
+                row["threshold"] = selection.threshold
             rows.append(row)
 
     print("\n### Ask, answer level (extractive, bench-handbooks user)\n")
@@ -357,11 +356,13 @@ def main() -> None:
     )
     wide = _overhead_over_every_corpus(sets)
     sweep: list[list[Any]] = []
-    if scorer is not None:
-        current = extractive_answer.MIN_ANSWER_SCORE
-        scores = sorted(r["score"] for r in rows)
-        grid = sorted({round(current + d, 3) for d in (-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1, 0.15, 0.2)})
-        sweep = _sweep(rows, grid)
+    scored = [r for r in rows if "score" in r and "ungated" in r]
+    if scored:  # the decision's answer probability and its fitted threshold
+        current = max(r["threshold"] or 0.0 for r in scored)
+        scores = sorted(r["score"] for r in scored)
+        offsets = (-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1, 0.15, 0.2)
+        grid = sorted({round(min(max(current + d, 0.0), 1.0), 3) for d in offsets})
+        sweep = _sweep(scored, grid)
         print(f"\n### Answerability threshold sweep (best unit's score; current {current})\n")
         print(md_table(SWEEP_HEADERS, sweep))
         print(f"(scores range {scores[0]:.3f} .. {scores[-1]:.3f})")

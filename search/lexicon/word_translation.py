@@ -248,11 +248,10 @@ def reader_version(reader: Reader, embedder: Embedder | None = None) -> dict | N
             return None
         scopes = None
     else:
-        read = stamps.of(reader)  # as the search read them with the reader
-        now = dict(read.by_scope)
-        scopes = read.changed_since(version.get("scopes"))
+        scopes = reader.changed_since(version.get("scopes"))  # as the search read them with the reader
         if not scopes:
             return version
+        now = dict(reader.current_stamps().by_scope)
     # Keyed by what would be built: the whole vocabulary, or these scopes at these stamps (all of them
     # scopes this reader may read, so nobody learns anything of another reader's pages from it).
     refused = (

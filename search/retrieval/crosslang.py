@@ -56,7 +56,7 @@ def _scope_sums(model: str, reader: Reader = EVERYTHING) -> list[tuple[int, tupl
     key = means_cache_key(model)
     cached = cache.get(key)
     # The reader's stamps as the search read them with the reader (one read for every statistic).
-    if cached is None or stamps.of(reader).changed_since(cached["stamps"]):
+    if cached is None or reader.changed_since(cached["stamps"]):
         counted_at = stamps.current()  # before counting: a change meanwhile is counted again next time
         with read_connection().cursor() as cursor:
             cursor.execute(

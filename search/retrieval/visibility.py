@@ -26,7 +26,6 @@ from cachetools import LRUCache
 
 from core.db_router import read_connection
 from handbook.permissions import readable_ids_sql_for_groups
-from search.statistics import stamps
 from search.statistics.scopes import (
     EVERYTHING,
     NOBODY,
@@ -138,7 +137,7 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
         return VisiblePages([], estimate=(0, 0.0), sorted_unique=True, reader=reader)
     connection = read_connection()
     database = (connection.alias, *(str(connection.settings_dict.get(k)) for k in ("NAME", "HOST", "PORT")))
-    now = stamps.of(reader)
+    now = reader.current_stamps()
     key = (database, reader.key, now.digest)
     with _sets_lock:
         known = _sets.get(key)

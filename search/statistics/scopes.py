@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache, cached_property
+from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -51,7 +51,7 @@ class ScopeStamps:
         """From ``stamps_sql``'s rows: (space id, sorted restriction groups, stamp)."""
         return cls({scope_key(space, groups or ()): int(stamp) for space, groups, stamp in rows or ()})
 
-    @cached_property
+    @property
     def digest(self) -> str:
         """One short text for all of them: equal exactly when every stamp is."""
         return hashlib.md5(repr(sorted(self.by_scope.items())).encode(), usedforsecurity=False).hexdigest()
@@ -72,6 +72,15 @@ class Reader:
     # The stamps of those scopes, read in the same statement as the groups (``reader_of``); None: read
     # them when needed. Not part of who the reader is: equal readers may hold stamps of two moments.
     stamps: ScopeStamps | None = field(default=None, compare=False, repr=False)
+
+    def current_stamps(self) -> ScopeStamps:
+        """The stamps of the scopes this reader may read: those read with the reader (``reader_of``:
+        once per search, the same for every statistic it checks), else read now."""
+        return self.stamps if self.stamps is not None else read_stamps(self)
+
+    def changed_since(self, counted: Mapping[str, int] | None) -> list[str]:
+        """The scopes this reader may read whose stamp is not the one they were counted at."""
+        return self.current_stamps().changed_since(counted)
 
     def reads(self, space_id: int, groups: tuple[int, ...] | list[int]) -> bool:
         if self.everything:
@@ -132,6 +141,14 @@ def stamps_sql(where: str) -> str:
     return (
         f"(SELECT json_agg(json_build_array(s.space_id, s.groups, s.stamp)) FROM handbook_scopestamp s WHERE {where})"
     )
+
+
+def read_stamps(reader: Reader) -> ScopeStamps:
+    """The stamp of every scope ``reader`` may read, as committed now (one small statement)."""
+    readable, params = reader.sql("s.space_id", "s.groups")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {stamps_sql(readable)}", params)  # noqa: S608 - our own SQL
+        return ScopeStamps.from_rows(cursor.fetchone()[0])
 
 
 @cache

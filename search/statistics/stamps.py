@@ -20,16 +20,15 @@ import logging
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
 
-from search.statistics.scopes import EVERYTHING, Reader, ScopeStamps, scope_key
+from search.statistics.scopes import EVERYTHING, Reader, read_stamps, scope_key
 
 logger = logging.getLogger(__name__)
 
 _RECORD_KEY = "statistics:scope-stamps:v1:"
 
 
-__all__ = ["changed", "current", "forget", "key_sql", "of", "parse_scope_key", "record", "recorded", "scope_key"]
+__all__ = ["changed", "current", "forget", "key_sql", "parse_scope_key", "record", "recorded", "scope_key"]
 
 
 def parse_scope_key(key: str) -> tuple[int, tuple[int, ...]]:
@@ -47,19 +46,7 @@ def key_sql(space_column: str, groups_column: str) -> str:
 
 def current(reader: Reader = EVERYTHING) -> dict[str, int]:
     """The stamp of every scope ``reader`` may read, as committed now (one small statement)."""
-    readable, params = reader.sql("s.space_id", "s.groups")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT s.space_id, s.groups, s.stamp FROM handbook_scopestamp s WHERE {readable}",  # noqa: S608
-            params,
-        )
-        return {scope_key(space, groups or ()): int(stamp) for space, groups, stamp in cursor.fetchall()}
-
-
-def of(reader: Reader) -> ScopeStamps:
-    """The stamps of the scopes ``reader`` may read: those read with the reader (``reader_of``: once
-    per search, the same for every statistic it checks), else read now."""
-    return reader.stamps if reader.stamps is not None else ScopeStamps(current(reader))
+    return dict(read_stamps(reader).by_scope)
 
 
 def changed(counted: dict[str, int] | None, now: dict[str, int]) -> list[str]:

@@ -93,7 +93,7 @@ def ensure_current(reader: Reader) -> list[str]:
     whether or not a worker or the sweep has run since. Scopes the reader cannot read are left
     to their own readers and the sweep.
     """
-    stale = stamps.of(reader).changed_since(stamps.recorded(LEXEME_STAMPS))
+    stale = reader.changed_since(stamps.recorded(LEXEME_STAMPS))
     if stale:
         refresh_lexeme_stats(scopes=stale)
     return stale

@@ -96,8 +96,9 @@ async def search(query: str, limit: int = 10) -> dict[str, Any]:
 @server.tool()
 async def ask(question: str) -> dict[str, Any]:
     """Answer a question from the handbook, citing the passages used. Returns {"answer", "mode",
-    "citations": [{"ref", "anchor", "revision", "title", "language", "quote", "outdated", "url"}], "language",
-    "notice"}; mode "no_answer" when the handbook does not say. Needs a token with the ask scope."""
+    "citations": [{"ref", "anchor", "revision", "title", "language", "quote", "outdated", "url",
+    "context_before", "context_after"}], "language", "notice", "confidence", "probability"}; mode
+    "no_answer" when the handbook does not say. Needs a token with the ask scope."""
     try:
         return await sync_to_async(_ask)(question)
     except PermissionError as refused:

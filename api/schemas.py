@@ -44,6 +44,8 @@ class AskCitation(CliShape):
     quote: str
     outdated: bool
     url: str  # as in search results
+    context_before: str = ""  # an unsure quote's context in its passage
+    context_after: str = ""
 
 
 class AskOut(CliShape):

@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -76,6 +76,9 @@ class Quote:
     score: float
     kind: str = "sentence"
     similarity: float | None = None
+    # An unsure lead is shown in its context: the units next to it in its passage's section.
+    before: str = ""
+    after: str = ""
 
 
 @dataclass
@@ -293,6 +296,9 @@ def decide(
         _quote_the_other_language(best, chosen, shortlist, language, judged)
     chosen.sort(key=lambda c: (c is not best, c.rank, c.unit.position))
     quotes = _quotes(chosen)
+    if not lead_sure:  # a passage to check, not an answer: the likely unit in its context
+        before, after = _context(best, pool)
+        quotes[0] = replace(quotes[0], before=before, after=after)
     # Whether the passages answer at all: the best probability among the units compared by meaning.
     score = None
     if scored and decision is not None:
@@ -363,6 +369,24 @@ def _following(best: Candidate, pool: list[Candidate]) -> Candidate | None:
         ):
             return c
     return None
+
+
+def _context(unit: Candidate, pool: list[Candidate]) -> tuple[str, str]:
+    """The units just before and after ``unit`` in its passage's section, each kept only while the
+    whole stays within the answer's word budget (table rows are other cases: a row stands alone)."""
+    if unit.unit.kind == "row":
+        return "", ""
+    near = {
+        c.unit.position: c.unit.text
+        for c in pool
+        if c.passage is unit.passage and c.unit.anchor == unit.unit.anchor and c.unit.kind != "row"
+    }
+    words, around = len(unit.unit.text.split()), []
+    for text in (near.get(unit.unit.position - 1, ""), near.get(unit.unit.position + 1, "")):
+        fits = words + len(text.split()) <= MAX_WORDS
+        words += len(text.split()) if fits else 0
+        around.append(text if fits else "")
+    return around[0], around[1]
 
 
 def _cap(text: str) -> str:

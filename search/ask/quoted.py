@@ -66,6 +66,7 @@ def quoting(question: str, language: str, quotes: Sequence[Quote]) -> Answer:
         if source is None:
             source = sources[(passage.page_id, passage.ref)] = citation(passage, quote.sentence)
             source.number = len(citations) + 1
+            source.context_before, source.context_after = quote.before, quote.after
             citations.append(source)
         elif quote.sentence not in source.quote:
             source.quote = f"{source.quote} … {quote.sentence}"

@@ -32,6 +32,9 @@ class Citation:
     language: str
     quote: str = ""
     outdated: bool = False
+    # An unsure quote's context in its passage (the units around it), shown with the quote marked.
+    context_before: str = ""
+    context_after: str = ""
 
 
 @dataclass
@@ -68,6 +71,8 @@ class Answer:
                     "quote": c.quote,
                     "outdated": c.outdated,
                     "url": c.url,  # the page's address on the site, with the passage's anchor
+                    "context_before": c.context_before,
+                    "context_after": c.context_after,
                 }
                 for c in self.citations
             ],

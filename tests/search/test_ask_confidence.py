@@ -174,6 +174,10 @@ def test_an_unsure_answer_is_its_lead_quote_alone(monkeypatch) -> None:  # type:
     assert selection.answerable and not selection.sure
     assert [q.sentence for q in selection.quotes] == ["The large room seats twelve people around one table."]
     assert selection.lead == pytest.approx(between)
+    # shown as a passage to check: the likely unit between the units around it in its passage
+    lead = selection.quotes[0]
+    assert lead.before == "Meeting rooms are booked in the calendar app."
+    assert lead.after == "The small room seats four people and has a whiteboard."
 
 
 def test_a_sure_answer_adds_only_quotes_that_are_sure_too(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -182,6 +186,7 @@ def test_a_sure_answer_adds_only_quotes_that_are_sure_too(monkeypatch) -> None: 
     between = (decision.threshold(ANSWER) + sure) / 2
     lone = _select(monkeypatch, decision, {"The large room": (1 + sure) / 2, "The small room": between})
     assert lone.sure and [q.sentence for q in lone.quotes] == ["The large room seats twelve people around one table."]
+    assert (lone.quotes[0].before, lone.quotes[0].after) == ("", "")  # a sure answer is the fact alone
     both = _select(monkeypatch, decision, {"The large room": (1 + sure) / 2, "The small room": (1 + sure) / 2 - 0.01})
     assert both.sure and [q.sentence.split()[:3] for q in both.quotes] == [
         ["The", "large", "room"],
@@ -248,6 +253,8 @@ def test_ask_json_and_the_api_say_how_sure_on_each_side_of_the_stored_threshold(
     assert unsure["probability"] == round(lead, 3)
     assert unsure["answer"].count("“") == 1 and len(unsure["citations"]) == 1
     assert "seats 12 people" in unsure["citations"][0]["quote"]
+    assert unsure["citations"][0]["context_before"].startswith("Meeting rooms are booked")
+    assert sure["citations"][0]["context_before"] == sure["citations"][0]["context_after"] == ""
     assert _api(rooms) == unsure
     declined = _cli(rooms, "What is the capital of Peru?")
     assert declined["mode"] == "no_answer" and declined["confidence"] is None and declined["probability"] is None
@@ -262,11 +269,15 @@ def test_the_ask_page_shows_an_unsure_answer_as_a_passage_to_check(rooms) -> Non
     page = client.post(reverse("ask"), {"q": QUESTION}).content.decode()
     assert page.count(UNSURE_HEADING) == 1 and 'class="answer-text"' not in page
     assert "seats 12 people" in page
+    # the likely sentence is marked inside its context
+    assert '<mark class="citation__likely">The large room on the third floor seats 12 people' in page
+    assert "Meeting rooms are booked in the calendar app" in page
     fragment = client.post(reverse("ask"), {"q": QUESTION}, HTTP_HX_REQUEST="true").content.decode()
     assert fragment.count(UNSURE_HEADING) == 1 and 'class="answer-text"' not in fragment
     _store(_with_thresholds(shipped, {ANSWER: shipped.threshold(ANSWER), SURE: lead - 0.0005}))
     sure = client.post(reverse("ask"), {"q": QUESTION}).content.decode()
     assert UNSURE_HEADING not in sure and 'class="answer-text"' in sure
+    assert "citation__likely" not in sure
 
 
 def test_a_model_answer_is_sure_only_when_its_cited_passage_holds_a_sure_unit(rooms, fake_llm, settings) -> None:  # type: ignore[no-untyped-def]

@@ -92,10 +92,18 @@ def judge(q: dict[str, Any], answer: Any) -> dict[str, Any]:
     if answer.mode == "llm":
         quoted += " " + answer.text
     cover = coverage(q["evidence"], quoted) if q.get("evidence") else 0.0
+    # What the page shows of an unsure quote: the quote between the sentences around it in its passage.
+    shown = " ".join(
+        " ".join((getattr(c, "context_before", ""), c.quote, getattr(c, "context_after", "")))
+        for c in answer.citations
+        if c.ref in relevant
+    )
+    shown_cover = coverage(q["evidence"], f"{quoted} {shown}") if q.get("evidence") else 0.0
     return {
         "answered": answered,
         "first_relevant": bool(answer.citations) and answer.citations[0].ref in relevant,
         "evidence_hit": bool(q.get("evidence")) and answered and cites_relevant and cover >= MIN_COVERAGE,
+        "evidence_hit_shown": bool(q.get("evidence")) and answered and cites_relevant and shown_cover >= MIN_COVERAGE,
         "coverage": cover,
         "words": sum(len(text.split()) for _ref, text in units) if answered else 0,
         "units": len(units) if answered else 0,

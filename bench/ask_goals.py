@@ -6,6 +6,8 @@
 - unanswerable sure: share of unanswerable questions answered *sure*;
 - evidence hit: over every answerable question with evidence, sure and unsure answers together
   (a declined question counts as a miss);
+- evidence hit, shown: the same, reading what the reader is shown: an unsure answer's quote with the
+  sentences around it in its passage (the citation's ``context_before`` / ``context_after``);
 - extra page: among the answers to answerable questions, the share that quotes a page outside
   ``relevant`` (a page that does not hold the answer);
 - p50 / p95: Ask without an LLM, milliseconds.
@@ -29,6 +31,7 @@ GOAL_HEADERS = [
     "unanswerable answered",
     "unanswerable sure",
     "evidence hit (sure+unsure)",
+    "evidence hit, shown",
     "extra page",
     "p50 ms",
     "p95 ms",
@@ -53,6 +56,7 @@ def goal_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
         unanswerable = [r for r in group if not r["answerable"]]
         sure = [r for r in answerable if r["answered"] and r["confidence"] == "sure" and r["evidence"]]
         answered = [r for r in answerable if r["answered"]]
+        with_evidence = [r for r in answerable if r["evidence"]]
         timings = [r["ask_ms"] for r in group]
         out.append(
             [
@@ -63,6 +67,7 @@ def goal_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
                 mean(1.0 if r["answered"] else 0.0 for r in unanswerable),  # nan (shown "–") when none
                 mean(1.0 if r["answered"] and r["confidence"] == "sure" else 0.0 for r in unanswerable),
                 mean(1.0 if r["evidence_hit"] else 0.0 for r in answerable if r["evidence"]),
+                mean(1.0 if r.get("evidence_hit_shown", r["evidence_hit"]) else 0.0 for r in with_evidence),
                 mean(1.0 if r["extra_page"] else 0.0 for r in answered),
                 percentile(timings, 50),
                 percentile(timings, 95),

@@ -337,11 +337,11 @@ def main() -> None:
             }
             row["right_kind"] = _right_kind(q["query"], row)
             selection = getattr(answer, "selection", None)  # the decision; older checkouts have none
-            if selection is not None:  # the would-be answer, whatever the threshold
+            if selection is not None and selection.score is not None:  # the would-be answer, whatever the threshold
                 from search.ask.quoted import quoting  # not in older checkouts (bench.ask_subset's before)
 
                 row["ungated"] = judge(q, quoting(q["query"], answer.language, selection.quotes))
-                row["score"] = selection.score or 0.0
+                row["score"] = selection.score
                 row["threshold"] = selection.threshold
             rows.append(row)
 

@@ -164,7 +164,9 @@ def _format(value: Any) -> str:
         return str(value).lower()
     if isinstance(value, float):
         return f"{value:.4g}"
-    return _cell(json.dumps(value, ensure_ascii=False) if not _scalar(value) else str(value))
+    text = _cell(json.dumps(value, ensure_ascii=False) if not _scalar(value) else str(value))
+    # A result holds quoted page text: shown as data, never read as a link or as HTML.
+    return text.replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;")
 
 
 def _flat(data: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, Any]]:

@@ -1,11 +1,11 @@
 """A subset database for ``bench.ask``: every page the dev questions name, plus fixed distractors.
 
 Indexing the three handbooks in full with the bundled model takes hours on two shared cores, so a
-before/after comparison of Ask at a deadline runs on a SUBSET: every page that a question of
+before/after comparison of Ask runs on a SUBSET: every page that a question of
 ``dev-handbooks.jsonl`` or ``dev-crosslang.jsonl`` names as relevant, plus pages of the same corpora
-drawn at random (fixed seed) until ``--chars`` characters of page text. It is the page choice of
-``bench.no_policy`` (same seed and default size), indexed with the bundled model instead of the
-stand-in. Figures from it are comparable between the code versions run on it, not with the full
+drawn at random (fixed seed) until ``--chars`` characters of page text. ``bench.no_policy`` makes
+the same page choice (``chosen_pages``) and indexes it with the stand-in model; here the bundled
+model indexes it. Figures from it are comparable between the code versions run on it, not with the full
 corpora's.
 
 The database is made once; ``--template`` copies another one first (the same pages and vectors for

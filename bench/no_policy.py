@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -41,11 +40,11 @@ if __package__ != "bench":
     raise SystemExit("run as: python -m bench.no_policy ...")
 
 from bench import common  # noqa: E402
+from bench.ask_subset import chosen_pages  # noqa: E402 - the same page choice
 
 TARGET = "bench_no_policy"
 SCOPE = "bench-handbooks"
 FILES = ("dev-handbooks.jsonl", "dev-crosslang.jsonl")
-SEED = 11
 DEFAULT_CHARS = 750_000
 
 
@@ -73,22 +72,6 @@ def _configure() -> Any:
     return server
 
 
-def _chosen_pages(limit_chars: int) -> dict[str, list[dict[str, Any]]]:
-    """Per corpus: the relevant pages of the questions, then random distractors up to ``limit_chars``."""
-    relevant = {ref for name in FILES for q in common.load_queries(name) for ref in q["relevant"]}
-    lines = {corpus: common.read_jsonl(common.CORPORA / f"{corpus}.jsonl") for corpus in common.SCOPES[SCOPE]}
-    chosen = {corpus: [item for item in items if item["id"] in relevant] for corpus, items in lines.items()}
-    used = sum(len(item["body"]) for items in chosen.values() for item in items)
-    others = [(corpus, item) for corpus, items in lines.items() for item in items if item["id"] not in relevant]
-    random.Random(SEED).shuffle(others)
-    for corpus, item in others:
-        if used + len(item["body"]) > limit_chars:
-            continue
-        chosen[corpus].append(item)
-        used += len(item["body"])
-    return chosen
-
-
 def load(limit_chars: int) -> dict[str, Any]:
     """The subset imported and indexed (words and vectors), once; what it holds."""
     from django.contrib.auth.models import Group
@@ -101,7 +84,7 @@ def load(limit_chars: int) -> dict[str, Any]:
     from search.models import Chunk
 
     staff, scope = (Group.objects.get_or_create(name=name)[0] for name in ("staff", SCOPE))
-    for corpus, items in _chosen_pages(limit_chars).items():
+    for corpus, items in chosen_pages(limit_chars).items():
         space = space_create(slug=corpus, title=corpus, viewer_groups=[staff, scope], editor_groups=[])
         have = set(Page.objects.filter(space=space).values_list("ref", flat=True))
         report = ImportReport()

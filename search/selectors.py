@@ -28,7 +28,7 @@ from search.retrieval.snippet import highlight
 from search.retrieval.twins import collapse_twins, collapsed_count, twin_pairs
 from summaries.selectors import summaries_for_pages
 
-MAX_PER_PAGE = 50
+MAX_PER_PAGE = 50  # results a caller may ask for per page: bounds the snippets and summaries one request builds
 
 
 @dataclass

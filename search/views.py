@@ -32,7 +32,7 @@ from search.retrieval.hits import Filters
 from search.retrieval.prefix import prefix_matches
 from search.selectors import run_search
 
-MAX_PAGE_NUMBER = 1000
+MAX_PAGE_NUMBER = 1000  # ?page= comes from the URL: clamped, so a crafted one cannot ask for any offset
 
 # A query that ends with "?" or starts with a word that opens a question in a handbook
 # language (core/languages.py) and has a few words gets an Ask panel.

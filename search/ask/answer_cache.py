@@ -18,7 +18,7 @@ from search.decisions.policy import Decision
 
 logger = logging.getLogger(__name__)
 
-CACHE_TTL_S = 3600
+CACHE_TTL_S = 3600  # an hour: a question asked again soon skips the LLM; the key holds the passages
 # Bump when answer building changes, so cached answers of the old logic are not served.
 ANSWER_FORMAT_VERSION = 5
 

@@ -64,7 +64,7 @@ from search.verified.services import verified_for_asker
 
 logger = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 2000
+MAX_QUESTION_CHARS = 2000  # a question, not a document: bounds what retrieval and the LLM prompt read
 
 # Why a question that had an LLM got the extractive answer: one reason, one message (UI language).
 FALLBACK_NOTICES = {

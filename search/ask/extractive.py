@@ -52,10 +52,10 @@ from statements.answer_units import Unit, passage_units
 
 logger = logging.getLogger(__name__)
 
-MAX_QUOTES = 3
+MAX_QUOTES = 3  # quotes in one answer: the answer, not every sentence that matches
 MAX_WORDS = 80  # all quotes together: an answer, not a section
-MIN_WORDS = 3
-SHORTLIST = 4  # best units by words embedded per question (cold, each costs ~40 ms on 2 cores; cached afterwards)
+MIN_WORDS = 3  # shorter units are labels or fragments, not statements worth quoting
+SHORTLIST = 4  # best units by words embedded per question: each cold one is an embedding (timed by bench.ask)
 CONTEXT_WEIGHT = 0.5  # a question word found only in the unit's heading path or page title
 RANK_PRIOR = 0.15  # words only (no policy yet): best-ranked passage first when units tie
 NAME_WEIGHT = 2.0  # a question word written with a capital (Norvège, Paris, Slack) names what is asked about

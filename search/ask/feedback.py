@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from handbook.models import Space
 from search.models import AskLog
 
-MAX_COMMENT_CHARS = 2000
+MAX_COMMENT_CHARS = 2000  # a comment, not a document: bounds what one feedback row stores
 
 
 class FeedbackError(ValueError):

@@ -14,7 +14,7 @@ import re
 from core.text import words
 from statements.answer_units import Unit
 
-KIND_BONUS = 0.25
+KIND_BONUS = 0.25  # a unit of the kind asked (a number, a person, a place): as the answer decision was fitted
 KIND_PENALTY = 0.2  # a quantity question and a unit without any number
 
 # What the question asks for, by its words (English and French, accents folded, lower case).

@@ -11,9 +11,9 @@ from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.twins import twin_pairs, twins_to_drop
 
-MAX_PASSAGES = 10
-MAX_PASSAGE_CHARS = 1200
-MAX_CHUNKS_PER_PAGE = 3
+MAX_PASSAGES = 10  # passages one answer may use: bounds the LLM prompt and the units scored (bench.ask)
+MAX_PASSAGE_CHARS = 1200  # of a chunk's text: one long chunk cannot fill the prompt alone
+MAX_CHUNKS_PER_PAGE = 3  # from each page after the first: leaves room for other pages
 # The best page's chunks that state the answer are often not the ones that matched the question
 # best (a definition first, the figure two sections down): it gives more of them.
 FIRST_PAGE_CHUNKS = 5

@@ -45,8 +45,8 @@ from search.decisions.policy import Decision, decision_for
 
 QUERY = "query"
 FEATURES = ("stand_out", "workplace", "everyday", "handbook_question", "other_query", "words")
-STAND_OUT_RANK = 5
-NO_FLOOR = -1.0  # every neighbour counts (a similarity is never below -1)
+STAND_OUT_RANK = 5  # the neighbour the nearest chunk must stand out of; the query decision was fitted with it
+NO_FLOOR = -1.0  # every neighbour counts: no cosine similarity is below it
 
 
 @dataclass(frozen=True)

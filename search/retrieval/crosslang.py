@@ -31,14 +31,15 @@ from search.statistics.scopes import EVERYTHING, Reader, scoped_chunks_sql
 
 logger = logging.getLogger(__name__)
 
-ALPHA = 0.8  # how much of the language mean to remove (1.0 over-corrects native questions)
+ALPHA = 0.8  # how much of the language mean to remove (all of it over-corrects native questions; bench.search)
 MIN_CHUNKS_PER_LANGUAGE = 50  # a mean over fewer chunks is too noisy to trust
-MEANS_TTL_S = 600
-# A partition this small (visible chunks) is scanned exactly (~2 ms); larger ones walk their own
-# HNSW graph (partial index per language, migration 0009).
+MEANS_TTL_S = 600  # edits inside a scope move the means a little: recounted after this (a scope change at once)
+# A partition this small (visible chunks) is scanned exactly, cheap at this size (bench.search scale);
+# larger ones walk their own HNSW graph (a partial index per language, in the search migrations).
 PARTITION_EXACT_CHUNKS = 2_000
-# hnsw.ef_search of the partition walks: translated questions rely on this list. 300 measured the
-# same on dev-crosslang (HNSW forced) and no faster beyond noise at 100k chunks; 250 lost a question.
+# hnsw.ef_search of the partition walks: translated questions rely on this list. A somewhat shorter one
+# measured the same on dev-crosslang (HNSW forced) and was no faster beyond noise; shorter still lost a
+# question (bench.search quality and scale).
 PARTITION_EF_SEARCH = 400
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from search.retrieval.hits import ChunkHit, PageHit
 
-RRF_K = 60
+RRF_K = 60  # reciprocal rank fusion's usual constant: flattens a list's lead at its first ranks (bench.search)
 
 # RRF weight of each list. With the cross-language list present, the plain
 # vector list counts a little less: it is biased to the question's language
@@ -21,8 +21,8 @@ def _rrf(weights: dict[str, float], leg: str, rank: int | None, k: int) -> float
 # says the answer is in another language, that pull only pushes wrong pages up, so the plain list
 # sits out. Short questions are left alone: their detected language is unreliable.
 ELSEWHERE_TOP = 10
-ELSEWHERE_SHARE = 0.8
-ELSEWHERE_MIN_WORDS = 4
+ELSEWHERE_SHARE = 0.8  # most of those best chunks in another language: the plain list sits out
+ELSEWHERE_MIN_WORDS = 4  # shorter questions are left alone: their detected language is unreliable
 
 
 def answer_elsewhere(crosslang: list[ChunkHit], query_language: str, text: str) -> bool:

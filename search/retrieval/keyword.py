@@ -15,24 +15,24 @@ from search.statistics.scopes import Reader
 from search.statistics.term_statistics import CONFIGS, term_weights
 
 KEYWORD_CANDIDATE_CAP = 1000  # matches ranked at most (each is a heap row read); candidates: the rarest words first
-# The word-translated query's pass: half the candidates. Its words are guesses; measured on
-# dev-crosslang, translated questions equal or better at 500 (betagouv 0.469 -> 0.472), lower at 300.
+# The word-translated query's pass: half the candidates. Its words are guesses; on dev-crosslang,
+# translated questions measured equal or better at this cap, lower at a smaller one (bench.search).
 TRANSLATED_CANDIDATE_CAP = 500
 # A small share of the index readable (and not too many chunks): the page_id index joins the way in.
 PAGES_WAY_IN_MAX_SHARE = 0.2
-PAGES_WAY_IN_MAX_CHUNKS = 30_000
+PAGES_WAY_IN_MAX_CHUNKS = 30_000  # …and not too many chunks: past it the page_id index costs more than it saves
 
 TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (tsvector weights A/B)
 # Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
 RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker…
-TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at 1)
-# A keyword hit holds this share of the query words' IDF (0: any one word). And when even the nearest
+TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at one)
+# A keyword hit holds this share of the query words' IDF (none: any one word). And when even the nearest
 # chunk is not clearly close in meaning by the model's fitted decision (search/decisions/query.py), the
 # words must carry the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable
 # page holds has the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
 # Without a policy there is no such decision, and every keyword hit is a result (keyword search alone).
 KEYWORD_MIN_COVERAGE = 0.0
-KEYWORD_ALONE_COVERAGE = 0.6
+KEYWORD_ALONE_COVERAGE = 0.6  # the share the words hold when meaning does not decide (bench.no_match)
 
 
 def _language_clause(language: str) -> str:
@@ -97,7 +97,7 @@ def keyword_leg(
         # A small part of the index readable: the readable pages' chunks (page_id index) and the
         # words' matches (full-text index) are intersected before any row is read. Through the
         # full-text index alone the scan reads every match, readable or not, to find these few
-        # (1 % of 100k chunks readable: ~24 -> ~6 ms a statement).
+        # (a reader of one small space: bench.search scale times it).
         visible_sql, visible_params = visible.clause("c.page_id", index=True)
     else:
         # "+ 0": the page_id index must not replace the full-text index as the way in.

@@ -29,9 +29,9 @@ MIN_PREFIX = 2  # a one-letter prefix matches most of the index: the line waits 
 # Rows ranked at most per list: those holding every word, then (when too few) those holding any. Past
 # it, a very common prefix ranks an arbitrary (but readable) sample, which the next letter narrows.
 ALL_WORDS_CANDIDATES = 40
-ANY_WORD_CANDIDATES = 80
-TITLES = 5
-HEADINGS = 5
+ANY_WORD_CANDIDATES = 80  # each candidate's vector is computed in the statement: the caps stay small
+TITLES = 5  # title suggestions under the search box: a list read at a glance while typing
+HEADINGS = 5  # heading suggestions under them, for the same reader
 
 
 @dataclass(frozen=True)

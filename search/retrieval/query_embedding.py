@@ -1,8 +1,8 @@
 """Query embeddings cached in Redis: search-as-you-type repeats the same queries.
 
 Each person has their own entries (``owner``): a shared entry would answer a query that anybody
-asked recently in ~25 ms instead of ~60-85 ms, telling whoever times it what colleagues search
-for. The cost is one embedding per person per query instead of one per query.
+asked recently faster than a fresh embedding (``bench.cache_timing``), telling whoever times it what
+colleagues search for. The cost is one embedding per person per query instead of one per query.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.core.cache import cache
 
 from search.embedding.embedders import Embedder
 
-TTL_S = 24 * 3600
+TTL_S = 24 * 3600  # a day: a person's repeated queries skip the model; the key holds the model
 logger = logging.getLogger(__name__)
 
 

@@ -47,12 +47,12 @@ from search.retrieval.query import QueryError, parse_query
 logger = logging.getLogger(__name__)
 
 LANGUAGE_NAMES = languages.NAMES
-CACHE_TTL_S = 7 * 24 * 3600
+CACHE_TTL_S = 7 * 24 * 3600  # a week: each translation is an LLM call; the key holds the model and the words
 FAILURE_TTL_S = 600  # a failed translation is not asked for again before this
 RATE_LIMITED_TTL_S = 60  # the limits count per minute
 PENDING_TTL_S = 300  # one fetch per query at a time; a lost task frees its query after this
 FETCH_TIMEOUT_S = 15.0  # off the request, but a hung provider must not hold a worker for long
-MIN_WORDS = 2
+MIN_WORDS = 2  # a single word is left to the word translation (search/lexicon): no LLM call for it
 
 
 def translation_enabled() -> bool:

@@ -19,13 +19,13 @@ def shares_words(typed: list[str], found_words: bool) -> bool:
     translation) found a chunk the reader may read, or it is a sentence (it has a stop-word).
 
     Not: a keyboard mash, a random string. A stricter test (most content words held by some
-    readable chunk) emptied 6 % more of the no-match queries but also paraphrases whose words the
+    readable chunk) emptied more of the no-match queries (bench.no_match) but also paraphrases whose words the
     handbook lacks ("Can I do my job at my house?" over a page on remote work), so it is not used.
     """
     return found_words or any(t in ALL_STOPWORDS for t in typed)
 
 
-MISSPELT_STOP_WORD_CHARS = 5
+MISSPELT_STOP_WORD_CHARS = 5  # shorter words are one edit from a stop-word without being a typo of it
 _STOPWORDS = sorted(ALL_STOPWORDS)
 
 

@@ -38,7 +38,7 @@ from search.statistics.term_statistics import term_weights
 
 MIN_WORD_CHARS = 4  # shorter words are too ambiguous to correct
 TWO_EDITS_FROM = 8  # words this long may be two edits away; shorter ones, one
-CANDIDATES = 8
+CANDIDATES = 8  # close words weighed per typed word (fewest edits, then most frequent): bounds the work
 MAX_VOCABULARIES = 32  # readers' vocabularies kept per process (a few MB each at most)
 _WORD = re.compile(r"[^\W\d_]+")
 _STOP = frozenset().union(*STOPWORDS.values())

@@ -13,14 +13,14 @@ from search.models import HNSW_DIMENSIONS  # the dimension the HNSW indexes cove
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
 from search.retrieval.visibility import VisiblePages
 
-EXACT_SCAN_ALWAYS_CHUNKS = 10_000  # this few visible chunks: exact search (~1 µs a row), whatever the share
+EXACT_SCAN_ALWAYS_CHUNKS = 10_000  # this few visible chunks: exact search, cheap at this size, whatever the share
 EXACT_SCAN_MAX_SHARE = 0.2  # a filter this selective loses HNSW recall: exact search…
 EXACT_SCAN_MAX_CHUNKS = 30_000  # …unless the visible set is this large
 
-# Candidates the plain leg's HNSW walk keeps (hnsw.ef_search). At 200: 100k chunks, 100 % visible,
-# recall@10 0.991 / @100 0.972 against exact in 4.9 ms (400: 1.000 / 0.995 in 8.8 ms). With HNSW
-# forced on the dev corpora, native questions are unchanged and translated ones lose one question
-# each (etalab 0.644 -> 0.612, betagouv 0.469 -> 0.444; 300 loses the same etalab one).
+# Candidates the plain leg's HNSW walk keeps (hnsw.ef_search): nearly exact recall against an exact
+# scan, and a longer list buys little more recall for its time (bench.hnsw_graph, bench.search scale). With
+# HNSW forced on the dev corpora, native questions are unchanged and translated ones lose a question
+# each (bench.search quality; docs/dev/benchmarks.md).
 HNSW_EF_SEARCH = 200
 
 
@@ -124,7 +124,7 @@ def _nearest(
     if exact:
         # Ordered by the raw column, which no HNSW index matches (they index embedding::vector(384)):
         # the visible rows are fetched and sorted exactly. No MATERIALIZED copy of the rows: copying
-        # 1.5 kB vectors cost more than the search (10 % of 100k chunks: 25 -> 9 ms).
+        # the vectors cost more than the search (bench.search scale times it).
         visible_sql, visible_params = _exact_scan_visibility(visible, filters)
         sql = f"""
             SELECT c.id, c.page_id, c.embedding <=> %s::vector AS distance FROM search_chunk c

@@ -36,13 +36,14 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from bench.ask_goals import GOAL_HEADERS, commit, extra_page, goal_rows
+from bench.ask_goals import GOAL_HEADERS, commit, extra_page, goal_rows, padded, sure_ceiling
 from bench.common import RESULTS, ensure_corpora, load_queries, md_table, mean, percentile, setup
 
 SCOPE = "bench-handbooks"
 MIN_COVERAGE = 0.5
 MAX_WORDS = 80
 MAX_UNITS = 3
+SURE_PRECISION_GOAL = 0.85  # the precision Ask's sure answers are held to; the ceiling is read at it
 
 # The eval README's stop words, verbatim: the measure must not depend on the product's own lists.
 EVAL_STOPWORDS = frozenset(
@@ -111,6 +112,7 @@ def judge(q: dict[str, Any], answer: Any) -> dict[str, Any]:
         "cited": [c.ref for c in answer.citations],
         "quoted_refs": [ref for ref, _text in units],
         "extra_page": answered and extra_page(relevant, [ref for ref, _text in units]),
+        "padded": answered and padded(relevant, [ref for ref, _text in units]),
     }
 
 
@@ -374,6 +376,10 @@ def main() -> None:
         print(f"\n### Answerability threshold sweep (best unit's score; current {current})\n")
         print(md_table(SWEEP_HEADERS, sweep))
         print(f"(scores range {scores[0]:.3f} .. {scores[-1]:.3f})")
+    ceiling = sure_ceiling(scored, SURE_PRECISION_GOAL)
+    print(f"\n### The most sure answers any threshold gives at sure precision {SURE_PRECISION_GOAL}\n")
+    for row in ceiling:
+        print(" | ".join(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}" for k, v in row.items()))
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / (f"ask_{args.label}.json" if args.label else "ask.json")
     out.write_text(
@@ -392,6 +398,7 @@ def main() -> None:
                 "confidence": [dict(zip(CONFIDENCE_HEADERS, r, strict=True)) for r in confidence],
                 "right_kind": kind,
                 "sweep": sweep,
+                "sure_ceiling": ceiling,
                 "rows": rows,
             },
             indent=2,

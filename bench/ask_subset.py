@@ -76,8 +76,9 @@ def chosen_pages(limit_chars: int) -> dict[str, list[dict[str, Any]]]:
     return chosen
 
 
-def load(limit_chars: int) -> dict[str, Any]:
-    """The subset imported, indexed and its answer units embedded (only what is missing); what it holds."""
+def load(limit_chars: int, *, answer_units: bool = True) -> dict[str, Any]:
+    """The subset imported, indexed and (``answer_units``) its answer units embedded, only what is
+    missing; what it holds."""
     from django.contrib.auth.models import Group
 
     from core.queues import bulk_work
@@ -105,7 +106,8 @@ def load(limit_chars: int) -> dict[str, Any]:
         print(f"  indexed {min(start + 16, len(todo))}/{len(todo)} pages", flush=True)
     if todo:
         print(f"indexed {len(todo)} pages in {time.monotonic() - started:.0f} s", flush=True)
-    common._store_answer_units(common.SCOPES[SCOPE])
+    if answer_units:
+        common._store_answer_units(common.SCOPES[SCOPE])
     common.bench_user(SCOPE, [SCOPE])
     return {
         "pages": Page.objects.count(),

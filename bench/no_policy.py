@@ -40,7 +40,7 @@ if __package__ != "bench":
     raise SystemExit("run as: python -m bench.no_policy ...")
 
 from bench import common  # noqa: E402
-from bench.ask_subset import chosen_pages  # noqa: E402 - the same page choice
+from bench.ask_subset import load as load_subset  # noqa: E402 - the same pages, loaded the same way
 
 TARGET = "bench_no_policy"
 SCOPE = "bench-handbooks"
@@ -70,42 +70,6 @@ def _configure() -> Any:
     current_app.conf.broker_url = "memory://"  # nothing reaches another bench's worker
     server.start()
     return server
-
-
-def load(limit_chars: int) -> dict[str, Any]:
-    """The subset imported and indexed (words and vectors), once; what it holds."""
-    from django.contrib.auth.models import Group
-
-    from core.queues import bulk_work
-    from handbook.importing import ImportReport, import_item, parse_line
-    from handbook.models import Page
-    from handbook.services import space_create
-    from search.indexing.pipeline import pages_needing_index, pages_reindex
-    from search.models import Chunk
-
-    staff, scope = (Group.objects.get_or_create(name=name)[0] for name in ("staff", SCOPE))
-    for corpus, items in chosen_pages(limit_chars).items():
-        space = space_create(slug=corpus, title=corpus, viewer_groups=[staff, scope], editor_groups=[])
-        have = set(Page.objects.filter(space=space).values_list("ref", flat=True))
-        report = ImportReport()
-        with bulk_work():
-            for item in items:
-                if item["id"] not in have:
-                    import_item(parse_line(json.dumps(item).encode()), space, report)
-    todo = list(pages_needing_index().values_list("id", flat=True))
-    started = time.monotonic()
-    for start in range(0, len(todo), 16):
-        pages_reindex(todo[start : start + 16])
-        print(f"  indexed {min(start + 16, len(todo))}/{len(todo)} pages", flush=True)
-    if todo:
-        print(f"indexed {len(todo)} pages in {time.monotonic() - started:.0f} s", flush=True)
-    common.bench_user(SCOPE, [SCOPE])
-    return {
-        "pages": Page.objects.published().count(),
-        "chunks": Chunk.objects.count(),
-        "embedded": Chunk.objects.filter(embedding__isnull=False).count(),
-        "chars": limit_chars,
-    }
 
 
 def _refresh_statistics() -> None:
@@ -184,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = _configure()
     try:
-        loaded = load(args.chars)
+        loaded = load_subset(args.chars, answer_units=False)  # the search alone needs no unit vectors
         print(json.dumps(loaded), flush=True)
         if args.load_only:
             return

@@ -6,9 +6,9 @@ the query, each read from what the reader may read or from fixed text the projec
 
 - ``stand_out``: how much nearer the query its nearest readable chunk is than its ``STAND_OUT_RANK``-th
   nearest (the vector list's own rows). Not the nearest chunk's similarity itself: the more chunks a
-  handbook has, the nearer its nearest one to anything, a keyboard mash included (e5: 0.80 over the
-  calibration handbook's 177 passages, 0.86 over 2,500 chunks), while a passage that answers the
-  query stands out of the rest at any size;
+  handbook has, the nearer its nearest one to anything, a keyboard mash included (bench.no_match
+  measures it at two handbook sizes), while a passage that answers the query stands out of the rest
+  at any size;
 - ``workplace`` / ``everyday``: similarity of the nearest shipped sentence on the subjects handbooks
   cover, and on everyday subjects they do not (``search/embedding/sentence_sets.py``): a question on
   another subject is closer to a sentence on its own subject than to the handbook;

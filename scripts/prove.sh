@@ -3,14 +3,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
-DATA_DIR="$(mktemp -d "${TMPDIR:-/tmp}/handbook-prove.XXXXXX")"
-export HANDBOOK_DATA_DIR="$DATA_DIR"
-unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
-# Settings only read the environment: start the throw-away services and point everything at them.
-eval "$($BIN/python -m core.embedded env)"
-trap 'HANDBOOK_DATA_DIR="$DATA_DIR" $BIN/python -m core.embedded stop >/dev/null 2>&1 || true; rm -rf "$DATA_DIR"' EXIT
+# Throw-away Postgres and Redis, the settings pointed at them, all stopped on exit.
+source scripts/services.sh prove
 rm -f bench/results/prove.json
 status=0
-$BIN/python -m pytest -m prove -q "$@" || status=$?
+if [ "$#" -gt 0 ]; then  # a chosen proof or option (scripts/prove.sh -k revocation): one run, as asked
+  $BIN/python -m pytest -m prove -q "$@" || status=$?
+  $BIN/python bench/prove_table.py
+  exit $status
+fi
+# Three passes. First the proofs that need only Postgres, Redis and a Celery worker, side by side on
+# every core (at most 4, as make test), each process taking the next proof when it is free
+# (worksteal: one proof can take many times another's time). Then the parts of the hostile-payload
+# proof, side by side too, apart from the first pass: Chromium's driver keeps an event loop in its
+# process, where the API proof's MCP calls cannot run. Last, one at a time, the streaming replica
+# (its standby is cloned from the one test database) and the load proof (its latencies must be the
+# server's alone).
+HOSTILE=tests/security/test_prove_hostile.py
+ALONE=(tests/handbook/test_replicas.py tests/security/test_prove_load.py)
+cores=$(nproc 2>/dev/null || echo 2)
+workers=${PROVE_WORKERS:-$(( cores < 4 ? cores : 4 ))}
+$BIN/python -m pytest -m prove -q -n "$workers" --dist worksteal --durations=20 \
+  --deselect="$HOSTILE" "${ALONE[@]/#/--deselect=}" || status=$?
+$BIN/python -m pytest -m prove -q -n "$workers" --durations=5 "$HOSTILE" || status=$?
+$BIN/python -m pytest -m prove -q --durations=5 "${ALONE[@]}" || status=$?
 $BIN/python bench/prove_table.py
 exit $status

@@ -15,19 +15,8 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
-DATA_DIR="$(mktemp -d "${TMPDIR:-/tmp}/handbook-test.XXXXXX")"
-export HANDBOOK_DATA_DIR="$DATA_DIR"
-unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_MODEL LLM_API_KEY EMBEDDINGS_BASE_URL
-# Settings only read the environment: start the throw-away services and point everything at them.
-eval "$($BIN/python -m core.embedded env)"
-cleanup() {
-  # The Redis of each xdist worker (tests/parallel.py) too, should the run have left one behind.
-  for dir in "$DATA_DIR" "$DATA_DIR"/workers-*/workers/*/; do
-    [ -d "$dir" ] && HANDBOOK_DATA_DIR="$dir" $BIN/python -m core.embedded stop >/dev/null 2>&1 || true
-  done
-  rm -rf "$DATA_DIR"
-}
-trap cleanup EXIT
+# Throw-away Postgres and Redis, the settings pointed at them, all stopped on exit.
+source scripts/services.sh test
 
 started=$(date +%s)
 $BIN/python manage.py collectstatic --noinput -v 0

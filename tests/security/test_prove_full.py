@@ -6,6 +6,7 @@ figures in bench/results/prove.json and scripts/prove.sh prints the table.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import time
@@ -36,10 +37,14 @@ EDIT_RACES = count("EDIT_RACES", 1000)
 
 
 def record(name: str, **figures) -> None:  # type: ignore[no-untyped-def]
+    """Add one proof's figures to the file; the proofs run in several processes (scripts/prove.sh),
+    so each read-modify-write holds a lock beside the file."""
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    data[name] = figures
-    RESULTS.write_text(json.dumps(data, indent=2))
+    with open(RESULTS.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        data[name] = figures
+        RESULTS.write_text(json.dumps(data, indent=2))
 
 
 @pytest.mark.django_db

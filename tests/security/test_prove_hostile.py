@@ -16,6 +16,10 @@ from tests.browser.test_hostile import hostile_site, llm_check, run_all, sink  #
 from tests.security.hostile_payloads import CONTEXTS, generate
 from tests.security.test_prove_full import count, record
 
+# The payloads are shared out among this many parts, each a test of its own, so that the parts can
+# run side by side (scripts/prove.sh); together they show every payload once.
+PARTS = count("HOSTILE_PARTS", 2)
+
 pytestmark = [
     pytest.mark.prove,
     pytest.mark.browser,
@@ -24,7 +28,17 @@ pytestmark = [
 ]
 
 
-def test_every_hostile_payload_renders_inert(browser, live_server, hostile_site, sink, fake_llm, make_page, settings):  # noqa: F811
+@pytest.mark.parametrize("part", range(PARTS))
+def test_every_hostile_payload_renders_inert(
+    part,
+    browser,  # noqa: F811
+    live_server,
+    hostile_site,  # noqa: F811
+    sink,  # noqa: F811
+    fake_llm,
+    make_page,
+    settings,
+):
     # Every payload's page is saved, and every query asked, within the test's one rate-limit window
     # (tests/conftest.py), each save asking the model for a summary and each Ask for an answer: the
     # site's LLM limits (per user, per site, for summaries) would stop the model's part past 20 or 60,
@@ -34,12 +48,12 @@ def test_every_hostile_payload_renders_inert(browser, live_server, hostile_site,
     assert len(payloads) >= 200 and len({p.marker for p in payloads}) == len(payloads)
     # PROVE_HOSTILE_PAYLOADS: an evenly spread share of them, for a quick look at the cost per payload.
     wanted = count("HOSTILE_PAYLOADS", len(payloads))
-    payloads = payloads[:: max(1, len(payloads) // max(1, wanted))][:wanted]
+    payloads = payloads[:: max(1, len(payloads) // max(1, wanted))][:wanted][part::PARTS]
     report = run_all(browser, live_server.url, hostile_site, sink, payloads)
     llm = llm_check(browser, live_server.url, make_page, hostile_site, sink, fake_llm)
     failures = {**report.failures(), **{f"llm_{k}": v for k, v in llm.failures().items()}}
     record(
-        "hostile_content",
+        f"hostile_content, part {part + 1} of {PARTS}",
         payloads=len(payloads),
         vectors=len({p.vector for p in payloads}),
         contexts=len(CONTEXTS),

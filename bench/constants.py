@@ -11,6 +11,7 @@ source, so they are not counted here.
 Every comment of the product packages (those above, and core, handbook, api) that holds a digit is
 listed too, and counted apart when it reads like a measurement (a number with a unit of time, size or
 speed, a percentage, a ranking metric): figures belong in bench/results and the docs, not in code.
+Docstring lines that read like a figure are listed and counted the same way.
 
     .venv/bin/python -m bench.constants   # writes bench/results/constants.json
 """
@@ -117,6 +118,19 @@ def numbered_comments(path: Path) -> list[dict[str, Any]]:
     return found
 
 
+def figure_docstrings(path: Path) -> list[dict[str, Any]]:
+    """Lines of the docstrings of ``path`` (module, class, function) that read like a figure: a
+    docstring is a comment too, and its figures go stale the same way."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for line in (ast.get_docstring(node, clean=False) or "").splitlines():
+            if _FIGURE.search(line):
+                found.append({"file": str(path.relative_to(ROOT)), "docstring": line.strip()})
+    return found
+
+
 def _sources(packages: tuple[str, ...]) -> list[Path]:
     return sorted(p for package in packages for p in (ROOT / package).rglob("*.py") if "migrations" not in p.parts)
 
@@ -124,6 +138,7 @@ def _sources(packages: tuple[str, ...]) -> list[Path]:
 def main() -> dict[str, Any]:
     listed = [c for p in _sources(PACKAGES) for c in constants(p)]
     comments = [c for p in _sources(PRODUCT) for c in numbered_comments(p)]
+    docstrings = [d for p in _sources(PRODUCT) for d in figure_docstrings(p)]
     per_package = Counter(c["file"].split("/")[0] for c in listed)
     result = {
         "command": ".venv/bin/python -m bench.constants",
@@ -137,8 +152,10 @@ def main() -> dict[str, Any]:
         "comment_packages": list(PRODUCT),
         "comments_with_number": len(comments),
         "comments_with_figure": sum(c["figure"] for c in comments),
+        "docstring_lines_with_figure": len(docstrings),
         "listed": listed,
         "numbered_comments": comments,
+        "figure_docstrings": docstrings,
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -147,4 +164,4 @@ def main() -> dict[str, Any]:
 
 if __name__ == "__main__":
     summary = main()
-    print({k: v for k, v in summary.items() if k not in ("listed", "numbered_comments")})
+    print({k: v for k, v in summary.items() if k not in ("listed", "numbered_comments", "figure_docstrings")})

@@ -7,7 +7,7 @@ this". The results page shows the close ones and folds the rest.
 A page matches closely by the fitted page decision (``search/decisions/query.py``, ``PAGE``): its
 nearest chunk's similarity to the query, how far behind the query's nearest chunk it is, and the
 share of the query's words its best chunk holds. The close results are the leading run of such
-pages, so folding the rest keeps the order (and nDCG) exactly. Every feature reads only the page's
+pages, so folding the rest keeps the order, and every ranking measure, exactly. Every feature reads only the page's
 own chunks and the reader's lists: what the reader cannot read changes neither a page nor the run.
 """
 

@@ -31,7 +31,7 @@ def _text_of(values: tuple[float, ...]) -> str:
 
 def vector_text(vector: Any) -> str:
     """pgvector's text form of ``vector`` (cast with ``::vector``). A search sends the same vector to
-    several statements (the plain walk, the language partitions): formatting 384 floats costs ~0.5 ms."""
+    several statements (the plain walk, the language partitions): the vector is formatted once."""
     return _text_of(tuple(float(v) for v in vector))
 
 
@@ -84,8 +84,7 @@ def walk_with_native_partition(
     The query's own language holds nearly all of the plain walk's nearest chunks, and in that
     partition the centred order is the plain order corrected by each chunk's share of the language
     mean: the centred distances of the walk's rows give that list without a walk of its own (the
-    other languages still walk their partitions). At 100k chunks the plain walk costs ~8 ms and
-    the query language's partition walk ~4-7 ms.
+    other languages still walk their partitions). bench.search's scale section times both walks.
     """
     plain, centred_distances = _nearest(
         vector, model, visible, filters, depth, False, HNSW_EF_SEARCH, max_distance, centred_unit=centred.unit
@@ -191,8 +190,8 @@ def exact_vector_lists(
 ) -> tuple[list[ChunkHit], dict[str, list[ChunkHit]]]:
     """The exact vector leg and each language partition's exact centred list, from one scan.
 
-    Exact search reads every visible row, and reading rows is what costs (at 10 % of 100k
-    chunks: ~20 ms a scan), so the plain and the language-centred distances are computed
+    Exact search reads every visible row, and reading rows is what costs (bench.search's scale
+    section), so the plain and the language-centred distances are computed
     in one pass (kept: ids and two distances, not the vectors) instead of one scan for the
     plain leg and one per language. Same results
     as ``vector_leg(exact=True)`` and ``crosslang_leg(exact=True)`` (tested). The plain list keeps the

@@ -9,9 +9,9 @@ Two forms of the same set:
   visible rows (exact vector search);
 - a bitmap (``get_bit(bytea, page_id)``) for large sets. With thousands of
   ids the array form costs more than the search itself: Postgres parses the
-  literal and the planner estimates its selectivity element by element
-  (measured at 7,700 visible pages: ~8 ms per statement, against ~0.1 ms for a
-  1 kB bitmap), and a search runs four or five such statements.
+  literal and the planner estimates its selectivity element by element (many
+  times what a bitmap costs: bench.search's scale section), and a search runs
+  several such statements.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class VisiblePages:
         reader: Reader = EVERYTHING,
     ) -> None:
         """``sorted_unique``: the caller guarantees ascending ids without repeats (taken as they are:
-        sorting thousands of ids again cost ~0.8 ms a search). ``reader``: whose index statistics
+        sorting thousands of ids again is a cost every search would pay). ``reader``: whose index statistics
         rank these pages (a bare id list, as tests pass, ranks with the whole index's)."""
         self.ids: list[int] = ids if sorted_unique and isinstance(ids, list) else sorted({int(i) for i in ids})
         self.reader = reader
@@ -79,8 +79,8 @@ class VisiblePages:
     @cached_property
     def array_literal(self) -> str:
         """The ids as one Postgres array literal, made once per set: handed to the driver as a list,
-        each statement re-encoded every id in Python (~0.4 ms a statement at 650 ids, several
-        statements a search); as text it is one string to quote."""
+        each statement re-encoded every id in Python (several statements a search); as text it is
+        one string to quote."""
         return "{" + ",".join(map(str, self.ids)) + "}"
 
     @cached_property
@@ -128,7 +128,7 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     read (``handbook.models.ScopeStamp``, kept by triggers in the same transaction as each page
     change) come with the reader (``reader_of`` reads them in its own statement; read here when it
     did not); while they stand, the set computed with them is the set the permission query would
-    return, and it is reused (~5 ms a search at 100k chunks).
+    return, and it is reused (a statement saved per search; bench.search times it).
     A change to pages the reader cannot read touches no stamp of theirs: it costs them nothing,
     not even a slower search.
     """

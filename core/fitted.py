@@ -31,15 +31,32 @@ _GENERATION = "fitted:generation"
 
 
 class FittedThing(models.Model):
-    """What every fitted row has: its kind and its fit report. Rows per embedding model have a
-    ``model`` field; a kind fitted once for every model leaves it out."""
+    """What every fitted row has: its kind, the format its numbers are written in, and its fit
+    report. Rows per embedding model have a ``model`` field; a kind fitted once for every model
+    leaves it out."""
 
     KIND: ClassVar[str] = ""
+    # The shape of the stored numbers as the code reads them today. Raised with a change to that
+    # shape, so that a row an older fit wrote is left unread (as if not fitted yet: the shipped
+    # numbers serve until the next fit) instead of misread.
+    FORMAT: ClassVar[int] = 1
 
     report = models.JSONField(default=dict)
+    format_version = models.PositiveSmallIntegerField(
+        default=1, editable=False, help_text="The format the fit wrote its numbers in."
+    )
 
     class Meta:
         abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.format_version = type(self).FORMAT  # what is written now is written in today's format
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def readable(cls) -> models.QuerySet[Any]:
+        """The rows today's code reads: those written in its format."""
+        return cls._default_manager.filter(format_version=cls.FORMAT)
 
     @property
     def embedding_model(self) -> str:

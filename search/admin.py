@@ -66,7 +66,15 @@ class DecisionPolicyAdmin(admin.ModelAdmin):
     the daily refit from readers' labels refits the answer decision); a refit can be rolled back."""
 
     list_display = ("model", "fitted_at", "readers_refit", "can_roll_back")
-    readonly_fields = ("model", "readers_before_after", "decisions", "report", "previous", "fitted_at")
+    readonly_fields = (
+        "model",
+        "format_version",
+        "readers_before_after",
+        "decisions",
+        "report",
+        "previous",
+        "fitted_at",
+    )
     actions = ("roll_back_selected",)
 
     def has_add_permission(self, request):

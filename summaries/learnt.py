@@ -68,7 +68,7 @@ def shipped_report() -> dict[str, Any]:
 
 
 def _read(_model: str) -> Scorer:
-    fit = SummaryScorerFit.objects.filter(in_use=True).order_by("-fitted_at", "-pk").first()
+    fit = SummaryScorerFit.readable().filter(in_use=True).order_by("-fitted_at", "-pk").first()
     if fit is not None and fit.weights.get("coef"):
         return scorer_from_weights(f"fit {fit.pk}", fit.weights)
     return shipped_scorer()

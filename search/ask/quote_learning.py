@@ -179,7 +179,7 @@ class LearntRanker:
 
 
 def _read(model: str) -> LearntRanker | None:
-    row = QuoteRankerFit.objects.filter(model=model, in_use=True).values_list("weights", flat=True).first()
+    row = QuoteRankerFit.readable().filter(model=model, in_use=True).values_list("weights", flat=True).first()
     if row and row.get("coef") and isinstance(row.get("pages"), list):
         return LearntRanker(np.asarray(row["coef"], dtype=np.float64), frozenset(int(p) for p in row["pages"]))
     return None

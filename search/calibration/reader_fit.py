@@ -169,10 +169,13 @@ def refit_from_readers(embedder: Embedder | None = None, material: ReaderMateria
 @transaction.atomic
 def _store(model: str, new: Decision, report: dict[str, Any]) -> None:
     row = DecisionPolicy.objects.select_for_update().filter(model=model).first()
-    if row is None:  # serving the shipped policy: the refit is written over a copy of it
+    if row is None or row.format_version != DecisionPolicy.FORMAT:
+        # Serving the shipped policy (none stored, or one in a format no longer read): the refit is
+        # written over a copy of it.
         shipped = policy_for(model)
         assert shipped is not None
-        row = DecisionPolicy(model=model, decisions={k: d.as_json() for k, d in shipped.decisions.items()})
+        row = row or DecisionPolicy(model=model)
+        row.decisions = {k: d.as_json() for k, d in shipped.decisions.items()}
         row.report = dict(shipped.report)
     decisions = dict(row.decisions) | {ANSWER: new.as_json()}
     row.previous = {"decisions": row.decisions, "report": row.report, "replaced": _digest(decisions)}

@@ -89,7 +89,7 @@ def calibration_status(model: str) -> CalibrationStatus:
     """The calibration state of ``model`` (the configured one: ``active_model_name``)."""
     if not model:
         return CalibrationStatus(model, OFF)
-    row = DecisionPolicy.objects.filter(model=model).first()
+    row = DecisionPolicy.readable().filter(model=model).first()
     if row is not None and row.decisions:
         questions = row.report.get("calibration_set", {}).get("questions")
         return CalibrationStatus(model, CALIBRATED, row.fitted_at, questions=questions)

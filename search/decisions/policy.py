@@ -111,7 +111,7 @@ def _shipped(model: str) -> Policy | None:
 
 
 def _stored(model: str) -> Policy | None:
-    row = DecisionPolicy.objects.filter(model=model).first()
+    row = DecisionPolicy.readable().filter(model=model).first()
     if row is None or not row.decisions:
         return None
     return Policy(model, decisions_from_json(row.decisions), "calibrated", row.report)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -34,7 +34,13 @@ from search.retrieval import parallel
 from search.retrieval.crosslang import CentredQuery, centred_query, merge_partitions, partition_leg
 from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, PageHit, Retrieval
-from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE, keyword_leg, translated_keyword_leg, typo_corrected
+from search.retrieval.keyword import (
+    KEYWORD_ALONE_COVERAGE,
+    KEYWORD_MIN_COVERAGE,
+    keyword_lists,
+    translated_keyword_lists,
+    typo_corrected,
+)
 from search.retrieval.query import ParsedQuery, parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import shares_words, unheld_words
@@ -49,6 +55,10 @@ from search.retrieval.visibility import visible_pages
 from search.statistics.scopes import reader_of
 
 logger = logging.getLogger(__name__)
+
+# The shares of the query's words a keyword hit may have to hold once the words alone must carry the
+# match: most of them, or every one when the query is clearly on another subject.
+WORDS_ALONE = (KEYWORD_ALONE_COVERAGE, 1.0)
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,9 @@ class ListInput:
     centred_floor: float
     exact: bool  # the vector lists scan every visible row instead of walking the graph
     owner: Any  # whose cached translations and vectors these are
+    # The shares of the words the keyword lists are also asked for (WORDS_ALONE where the decision may
+    # leave the words alone to carry the match, else none): asked in the same statement as the lists.
+    alone: tuple[float, ...] = ()
 
 
 @dataclass
@@ -92,6 +105,9 @@ class Lists:
     vector_by_language: dict[str, list[ChunkHit]] | None = None
     crosslang: list[ChunkHit] = field(default_factory=list)  # the partitions merged
     translated: list[ChunkHit] = field(default_factory=list)
+    # The keyword lists as asked with each share of ``ListInput.alone`` (from the same statements).
+    keyword_alone: dict[float, list[ChunkHit]] = field(default_factory=dict)
+    translated_alone: dict[float, list[ChunkHit]] = field(default_factory=dict)
 
     @property
     def found_by_words(self) -> bool:
@@ -191,8 +207,10 @@ def retrieve(
     vector_floor, centred_floor = vector_floors(policy)
     embedding = query_side.embedding
     exact = embedding is not None and (len(embedding) != HNSW_DIMENSIONS or use_exact_scan(visible))
+    # A decision is made only for an embedded query, and only a policy leaves the words alone to carry it.
+    alone = WORDS_ALONE if embedding is not None and policy is not None else ()
     given = ListInput(
-        parsed, words, language, visible, filters, depth, query_side, vector_floor, centred_floor, exact, owner
+        parsed, words, language, visible, filters, depth, query_side, vector_floor, centred_floor, exact, owner, alone
     )
     lists = _run_lists(given, use_keywords=use_keywords, translate=translate, timings=timings)
     decision = _decide(policy, lists, given, reader)
@@ -205,8 +223,8 @@ def retrieve(
         # set such a question apart from a real one: every keyword hit stays a result, as in keyword
         # search alone, and no narrowing makes search stricter than that.
         t = time.perf_counter()
-        alone = 1.0 if decision is not None and decision.clearly_off else KEYWORD_ALONE_COVERAGE
-        lists = _words_alone(lists, given, alone)
+        least = WORDS_ALONE[-1] if decision is not None and decision.clearly_off else WORDS_ALONE[0]
+        lists = _words_alone(lists, least)
         timings["words alone"] = time.perf_counter() - t
     t = time.perf_counter()
     pages = _fused(lists, language, parsed.raw, words_carry=words_carry)
@@ -269,7 +287,8 @@ def _run_lists(given: ListInput, *, use_keywords: bool, translate: bool, timings
     done = dict(zip(calls, parallel.run_all([partial(_timed, call) for call in calls.values()]), strict=True))
     lists = Lists()
     if "keyword" in done:
-        lists.keyword, timings["keyword"] = done["keyword"]
+        found, timings["keyword"] = done["keyword"]
+        lists.keyword, lists.keyword_alone = found[KEYWORD_MIN_COVERAGE], {least: found[least] for least in g.alone}
     walks: dict[str, float] = {}  # the language-centred list's walks: it waits for the slowest
     if "vector" in done:
         found, timings["vector"] = done["vector"]
@@ -289,7 +308,11 @@ def _run_lists(given: ListInput, *, use_keywords: bool, translate: bool, timings
         lists.crosslang = merge_partitions(lists.vector_by_language, centred, g.depth, g.centred_floor)
         timings["crosslang"] = max(walks.values(), default=0.0) + time.perf_counter() - t
     if "translate" in done:
-        lists.translated, timings["translate"] = done["translate"]
+        found, timings["translate"] = done["translate"]
+        lists.translated, lists.translated_alone = (
+            found[KEYWORD_MIN_COVERAGE],
+            {least: found[least] for least in g.alone},
+        )
     return lists
 
 
@@ -298,56 +321,30 @@ def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
     return call(), time.perf_counter() - t
 
 
-def _keyword_list(given: ListInput, min_coverage: float | None = None) -> list[ChunkHit]:
-    return keyword_leg(given.words, given.visible, given.filters, given.depth, min_coverage=min_coverage)
+def _keyword_list(given: ListInput) -> dict[float, list[ChunkHit]]:
+    coverages = (KEYWORD_MIN_COVERAGE, *given.alone)
+    return keyword_lists(given.words, given.visible, given.filters, given.depth, coverages=coverages)
 
 
-def _translated_list(given: ListInput, min_coverage: float | None = None) -> list[ChunkHit]:
+def _translated_list(given: ListInput) -> dict[float, list[ChunkHit]]:
     g = given
     args = (g.parsed, g.language, g.visible, g.filters, g.depth, g.side.embedder, g.owner)
-    return translated_keyword_leg(*args, min_coverage=min_coverage)
+    return translated_keyword_lists(*args, coverages=(KEYWORD_MIN_COVERAGE, *g.alone))
 
 
-def _words_alone(lists: Lists, given: ListInput, least: float) -> Lists:
+def _words_alone(lists: Lists, least: float) -> Lists:
     """The lists when the words must carry the match: the keyword lists keep the chunks that hold
     ``least`` of the query's words, as if asked with that requirement; with none, no list matches.
 
-    A keyword list not cut at its depth holds every chunk the stricter list would rank (the same
-    candidates, scores and order): it is narrowed here. A list cut at its depth may have left out
-    chunks the stricter list reaches: only then is that list asked again.
+    Those lists came with the keyword lists, from the same statements (``keyword_lists``): after the
+    decision nothing is asked of the database again, and the stricter list still reaches the chunks
+    a list cut at its depth left out.
     """
-    keyword, translated = lists.keyword, lists.translated
-    if keyword:
-        narrowed = _narrowed(keyword, least, given.depth)
-        keyword = narrowed if narrowed is not None else _keyword_list(given, min_coverage=least)
-    if translated:
-        # One list per target language, one after another, each ranked from 1.
-        parts = [_narrowed(part, least, given.depth) for part in _by_language(translated)]
-        if all(part is not None for part in parts):
-            translated = [hit for part in parts for hit in part or []]
-        else:
-            translated = _translated_list(given, min_coverage=least)
+    keyword = lists.keyword_alone[least] if lists.keyword else []
+    translated = lists.translated_alone[least] if lists.translated else []
     if not keyword and not translated:
         return Lists()
     return Lists(keyword, lists.vector, lists.vector_by_language, lists.crosslang, translated)
-
-
-def _narrowed(hits: list[ChunkHit], least: float, depth: int) -> list[ChunkHit] | None:
-    """The keyword list ``hits`` less the chunks holding under ``least`` of the query's words,
-    ranked again; None when the list was cut at ``depth``."""
-    if len(hits) >= depth:
-        return None
-    kept = [hit for hit in hits if (hit.coverage or 0.0) >= least - 1e-9]  # the keyword leg's own test
-    return [replace(hit, keyword_rank=rank) for rank, hit in enumerate(kept, start=1)]
-
-
-def _by_language(translated: list[ChunkHit]) -> list[list[ChunkHit]]:
-    parts: list[list[ChunkHit]] = []
-    for hit in translated:
-        if hit.keyword_rank == 1 or not parts:
-            parts.append([])
-        parts[-1].append(hit)
-    return parts
 
 
 def _fused(lists: Lists, language: str, raw: str, *, words_carry: bool) -> list[PageHit]:

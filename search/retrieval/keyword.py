@@ -227,7 +227,8 @@ def _several_lists(
     Per partition, a row is in list k (in<k>) when it holds that list's share and is among the
     RERANK_DEPTH best that do (a running count over the partition's matches, best first). Each list
     has its own cut (the depth-th best score among its rows), so whether ts_rank breaks a row's ties
-    depends on the list: ts_rank is read once per row, where any list needs it. A row comes back
+    depends on the list: ts_rank is read once per row, where any list needs it (``tied`` is
+    materialized, or the planner would paste the ts_rank into each list's ranking). A row comes back
     with its rank in each list it reaches (rank<k>, NULL elsewhere)."""
     levels = range(len(coverages))
     running = "count(*) FILTER (WHERE coverage >= %s) OVER (ORDER BY score DESC, id)"
@@ -238,7 +239,7 @@ def _several_lists(
         selects.append(
             f"""(SELECT * FROM (
                     SELECT id, page_id, search_vector, '{config}'::regconfig AS cfg, score, coverage, {inside}
-                    FROM ({scored}) scored
+                    FROM ({scored} OFFSET 0) scored
                  ) ranked WHERE {" OR ".join(f"in{k}" for k in levels)})"""
         )
         for least in coverages:
@@ -258,10 +259,11 @@ def _several_lists(
     sql = f"""
         WITH hits AS MATERIALIZED ({" UNION ALL ".join(selects)}),
         {cuts},
-        neared AS (SELECT *, {near} FROM hits),
-        tied AS (SELECT *, CASE WHEN {" OR ".join(f"near{k}" for k in levels)}
+        tied AS MATERIALIZED (
+            SELECT id, page_id, coverage, score, {", ".join(f"in{k}, near{k}" for k in levels)},
+                CASE WHEN {" OR ".join(f"near{k}" for k in levels)}
                 THEN {TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS tie
-            FROM neared),
+            FROM (SELECT *, {near} FROM hits OFFSET 0) neared),
         ranked AS (SELECT id, page_id, coverage, {ranks} FROM tied)
         SELECT id, page_id, coverage, {", ".join(f"rank{k}" for k in levels)} FROM ranked
         WHERE {" OR ".join(f"rank{k} <= %s" for k in levels)}

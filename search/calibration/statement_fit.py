@@ -32,7 +32,7 @@ from search.decisions.statement_floor import CROSS_LANGUAGE_OFFSET, MIN_SIMILARI
 from search.embedding.embedders import Embedder
 
 MATERIAL = DATA / "statements.jsonl"
-GRID_STEP = 0.005
+GRID_STEP = 0.005  # the floors and offsets tried: a floor is a round value, not one sentence's own cosine
 # The share of faithful paraphrases the floor must keep: a policy choice, not a fit. One in sixteen
 # may be refused by its cosine, as the bundled model's hand-set floor did before it was fitted: a
 # floor low enough for every last paraphrase lets more invented sentences through, and the words

@@ -72,10 +72,17 @@ def main() -> None:
     from search.ask.answers import answer_question, stream_answer
     from search.ask.grounding import sentence_verdicts
     from search.ask.passages import passages_for
-    from statements.statement_check import figures, known_figures
+    from search.decisions.statement_floor import meaning_floor
+    from search.embedding.embedders import get_embedder
+    from statements.statement_check import MeaningFloor, figures, known_figures
     from tests.fake_llm import INVENTED, FakeLLMServer, Reply
 
     cases = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    embedder = get_embedder()
+    fitted = meaning_floor(embedder.model_name) if embedder is not None else None
+    print(f"meaning floor of the model's policy: {fitted}")
+    # The verdict with no meaning floor (its similarity, for the sweep below), the fitted offset kept.
+    unfloored = MeaningFloor(-1.0, fitted.cross_language_offset if fitted else 0.0)
     rows: list[dict[str, Any]] = []
     with FakeLLMServer() as fake:
         settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY = fake.base_url, "fake", "k"
@@ -97,8 +104,7 @@ def main() -> None:
                     )
                     shown = answer.text if answer.mode == "llm" else ""
                     cited = [p for p in passages if p.number in numbers]
-                    # The verdict with no meaning floor: its similarity, for the sweep below.
-                    verdict = sentence_verdicts(text, cited, case["question"], answer.language, min_similarity=0.0)[0]
+                    verdict = sentence_verdicts(text, cited, case["question"], answer.language, floor=unfloored)[0]
                     altered = figures(sentence) - figures(" ".join(p.text for p in cited))
                     rows.append(
                         {
@@ -182,7 +188,10 @@ def main() -> None:
     for r in rows:
         if (r["kind"] == "faithful") != r["kept"]:
             print(f"  {r['kind']:9s} kept={r['kept']} {r['reason']} {r['detail']} {r['similarity']} {r['sentence']}")
-    write_results("statement_check", {"rows": rows, "alter": alter_rows, "sweep": sweep})
+    write_results(
+        "statement_check",
+        {"rows": rows, "alter": alter_rows, "sweep": sweep, "floor": fitted.__dict__ if fitted else None},
+    )
 
 
 if __name__ == "__main__":

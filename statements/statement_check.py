@@ -19,7 +19,11 @@ cites (its own ``[n]`` markers, or every cited source when it has none):
   sentence brings its own subject: "donated to a charity", "airport lounges");
 - **meaning**: the sentence must be close to one statement of its sources, by
   the embedding model's cosine similarity when the caller gives one (any
-  language; a statement in another language gets ``CROSS_LANGUAGE_OFFSET``).
+  language): at least the floor of ``MeaningFloor``, a statement in another
+  language getting its offset. Both cosines hold for one embedding model only,
+  so the caller passes the ones fitted for its model; without them no sentence
+  is judged by its cosine (the cosines still say which statements are closest,
+  for the figures test).
 
 A sentence that fails any test is unsupported; the caller leaves it out and,
 when nothing is left, falls back to quoting the sources.
@@ -27,6 +31,7 @@ when nothing is left, falls back to quoting the sources.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -34,12 +39,6 @@ from dataclasses import dataclass
 from core.text import content_words, detect_language, fold_accents, prefix_stem, split_sentences
 
 MARKER = re.compile(r"\[(\d{1,2})\]")
-# Cosine similarity of a written sentence to its closest source statement (both embedded as
-# passages). Set so that the hand-written faithful paraphrases of bench/data/llm_statements.jsonl
-# pass; invented ones overlap them, so the words test does most of the work on those
-# (bench.statement_check measures both and sweeps the floor; figures in docs/dev/benchmarks.md).
-MIN_SIMILARITY = 0.85
-CROSS_LANGUAGE_OFFSET = 0.04  # the embedding model puts a sentence and its translation a little further apart
 FIGURES_NEAR = 3  # a sentence's figures must be in one of the statements closest to it
 # The share of a sentence's content words (crude stems) that its same-language sources and the
 # question lack, above which the sentence is taken to say something of its own.
@@ -79,6 +78,15 @@ _LEADING_MARKERS = re.compile(r"^((?:\[\d{1,2}\]\s*)+)(.*)$", re.S)
 
 # Similarities of sentences (rows) to statements (columns), for the meaning test.
 Similarity = Callable[[list[str], list[str]], list[list[float]]]
+
+
+@dataclass(frozen=True)
+class MeaningFloor:
+    """The meaning test's cosines for one embedding model (both sides embedded as passages), fitted by
+    the caller's calibration on shipped paraphrases."""
+
+    min_similarity: float  # a sentence's least cosine to its closest source statement
+    cross_language_offset: float  # added to its cosine to a statement in another language
 
 
 @dataclass(frozen=True)
@@ -189,10 +197,11 @@ def check_sentences(
     language: str,
     question: str = "",
     similarity: Similarity | None = None,
-    min_similarity: float = MIN_SIMILARITY,
+    floor: MeaningFloor | None,
 ) -> list[Verdict]:
     """A verdict for every sentence of ``text``, in order. ``language``: the answer's; each sentence's
-    own is detected (a model may quote a French rule in an English answer)."""
+    own is detected (a model may quote a French rule in an English answer). ``floor``: the embedding
+    model's, None when it has none (the cosines then only rank statements for the figures test)."""
     sentences = written_sentences(text)
     by_number = {s.number: s for s in sources}
     cited_by: list[list[Source]] = []
@@ -229,12 +238,14 @@ def check_sentences(
     pending = [i for i, v in enumerate(verdicts) if v is None]
     if pending and similarity is not None:
         statements = sorted({(st, s.language) for s in sources for st in _statements(s)})
+        offset = floor.cross_language_offset if floor is not None else 0.0
+        least = floor.min_similarity if floor is not None else -math.inf
         rows = similarity([" ".join(prose(sentences[i]).split()) for i in pending], [st for st, _ in statements])
         for i, row in zip(pending, rows, strict=True):
             allowed = {st for s in cited_by[i] for st in _statements(s)}
             closest = sorted(
                 (
-                    (value + (0.0 if st_language == languages[i] else CROSS_LANGUAGE_OFFSET), st)
+                    (value + (0.0 if st_language == languages[i] else offset), st)
                     for (st, st_language), value in zip(statements, row, strict=True)
                     if st in allowed
                 ),
@@ -247,10 +258,10 @@ def check_sentences(
             for _value, st in closest[:FIGURES_NEAR]:
                 near |= figures(st, number_words=True)
             missing = _stated(sentences[i]) - near
-            if missing and best >= min_similarity:
+            if missing and best >= least:
                 verdicts[i] = Verdict(sentences[i], False, "figure", ", ".join(sorted(missing)), best)
                 continue
-            ok = best >= min_similarity
+            ok = best >= least
             verdicts[i] = Verdict(sentences[i], ok, "" if ok else "meaning", similarity=best)
     for i in pending:  # without vectors, figures, names and words have decided
         if verdicts[i] is None:

@@ -55,7 +55,7 @@ def supported_summary(summary: LLMSummary, *, title: str, text: str, language: s
     source = [Source(1, f"{title}\n{text}", language)]
 
     def kept(piece: str) -> list[str]:
-        verdicts = check_sentences(piece, source, language=language, question=title)
+        verdicts = check_sentences(piece, source, language=language, question=title, floor=None)
         for v in verdicts:
             if not v.supported:
                 logger.warning("LLM summary sentence left out (%s %s): %r", v.reason, v.detail, v.sentence[:200])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from search.ask.stream_gate import FigureGate
-from statements.statement_check import Source, check_sentences, written_sentences
+from statements.statement_check import MeaningFloor, Source, check_sentences, written_sentences
 
 LEAVE = Source(
     1,
@@ -16,6 +16,7 @@ PER_DIEM_FR = Source(3, "Barème 2026 — Destination: Norvège; Indemnité par 
 
 
 def _verdicts(text, sources=(LEAVE, CARRY), **kw):  # type: ignore[no-untyped-def]
+    kw.setdefault("floor", None)
     return check_sentences(text, list(sources), language=kw.pop("language", "en"), **kw)
 
 
@@ -70,10 +71,45 @@ def test_meaning_decides_with_vectors_and_a_cross_language_source_gets_the_offse
     def similarity(sentences, statements):  # type: ignore[no-untyped-def]
         return [[0.83 for _ in statements] for _ in sentences]
 
-    same = _verdicts("Every employee gets 25 working days of paid leave [1].", similarity=similarity)[0]
+    floor = MeaningFloor(min_similarity=0.85, cross_language_offset=0.04)
+    same = _verdicts("Every employee gets 25 working days of paid leave [1].", similarity=similarity, floor=floor)[0]
     assert (same.supported, same.reason) == (False, "meaning")
-    other = _verdicts("The daily allowance for trips to Norway is 70 € [3].", (PER_DIEM_FR,), similarity=similarity)[0]
+    other = _verdicts(
+        "The daily allowance for trips to Norway is 70 € [3].", (PER_DIEM_FR,), similarity=similarity, floor=floor
+    )[0]
     assert other.supported and abs(other.similarity - 0.87) < 1e-9
+    # The floor is the caller's: a lower one keeps the same sentence.
+    lower = MeaningFloor(min_similarity=0.8, cross_language_offset=0.0)
+    assert _verdicts("Every employee gets 25 working days of paid leave [1].", similarity=similarity, floor=lower)[
+        0
+    ].supported
+
+
+def test_without_a_floor_the_cosines_only_say_which_statements_are_closest():
+    """No fitted floor for the model: no sentence is refused by its cosine, and its figures must still be
+    those of the statements it is closest to."""
+    table = Source(
+        4,
+        "Per diem rates for business trips. A business trip to Oslo pays 70 € a day. "
+        "A business trip to Lyon pays 50 € a day. A business trip to Paris pays 55 € a day.",
+        "en",
+    )
+
+    def similarity(sentences, statements):  # type: ignore[no-untyped-def]
+        return [[0.2 if "Oslo" in st else 0.1 for st in statements] for _ in sentences]
+
+    kept = _verdicts("A business trip to Oslo pays 70 € a day [4].", (table,), similarity=similarity)[0]
+    assert kept.supported and abs(kept.similarity - 0.2) < 1e-9
+    floored = _verdicts(
+        "A business trip to Oslo pays 70 € a day [4].", (table,), similarity=similarity, floor=MeaningFloor(0.5, 0.0)
+    )[0]
+    assert (floored.supported, floored.reason) == (False, "meaning")
+
+    def far_from_oslo(sentences, statements):  # type: ignore[no-untyped-def]
+        return [[0.1 if "Oslo" in st else 0.2 for st in statements] for _ in sentences]
+
+    elsewhere = _verdicts("A business trip to Oslo pays 70 € a day [4].", (table,), similarity=far_from_oslo)[0]
+    assert (elsewhere.supported, elsewhere.reason, elsewhere.detail) == (False, "figure", "70")
 
 
 def test_the_stream_gate_never_shows_a_figure_no_passage_has():

@@ -22,10 +22,11 @@ from search.ask.passages import Passage, embedder_for
 from search.ask.replies import Answer, citation, no_answer
 from search.ask.unit_embeddings import sentence_vectors, unit_vectors
 from search.decisions.answer import SURE, UNSURE
+from search.decisions.statement_floor import meaning_floor
 from statements.answer_units import passage_units
 from statements.statement_check import MARKER as STATEMENT_MARKER
 from statements.statement_check import (
-    MIN_SIMILARITY,
+    MeaningFloor,
     Similarity,
     Source,
     Verdict,
@@ -105,8 +106,11 @@ UNSUPPORTED_NOTICE = gettext_lazy("A sentence of the generated answer was left o
 
 def supported_sentences(text: str, cited: list[Passage], question: str, language: str) -> tuple[str, list[str]]:
     """(the answer's supported sentences joined, the sentences left out): each written sentence is
-    checked on its own against the passages it cites (``statements/statement_check.py``)."""
-    verdicts = sentence_verdicts(text, cited, question, language)
+    checked on its own against the passages it cites (``statements/statement_check.py``), by the
+    meaning floor fitted for the index's model (none without its policy: figures, names and words decide)."""
+    embedder = embedder_for(cited)
+    floor = meaning_floor(embedder.model_name) if embedder is not None else None
+    verdicts = sentence_verdicts(text, cited, question, language, floor=floor)
     for v in verdicts:
         if not v.supported:
             logger.warning("LLM sentence left out (%s %s): %r", v.reason, v.detail, v.sentence[:200])
@@ -115,7 +119,7 @@ def supported_sentences(text: str, cited: list[Passage], question: str, language
 
 
 def sentence_verdicts(
-    text: str, cited: list[Passage], question: str, language: str, *, min_similarity: float = MIN_SIMILARITY
+    text: str, cited: list[Passage], question: str, language: str, *, floor: MeaningFloor | None
 ) -> list[Verdict]:
     """The check's verdict on every sentence of ``text``, against the units of the passages it cites."""
     units = passage_units(cited)
@@ -126,7 +130,7 @@ def sentence_verdicts(
         language=language,
         question=question,
         similarity=_similarity_for(cited, {u.text: p.chunk_id for p in cited for u in units.get(p.number, [])}),
-        min_similarity=min_similarity,
+        floor=floor,
     )
 
 

@@ -16,9 +16,11 @@ from search.calibration.calibration_set import calibration_set
 from search.calibration.page_fit import fit_page_decision
 from search.calibration.query_fit import calibration_handbook, fit_query_decision
 from search.calibration.same_question_fit import SAME_QUESTION, fit_same_question
+from search.calibration.statement_fit import fit_statement_check
 from search.decisions.answer import ANSWER
 from search.decisions.policy import has_policy, shipped_path
 from search.decisions.query import PAGE, QUERY
+from search.decisions.statement_floor import STATEMENT_CHECK
 from search.embedding.embedders import Embedder, get_embedder
 from search.models import DecisionPolicy
 
@@ -43,6 +45,8 @@ def fit_policy(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool 
             PAGE: page.as_json(),
             ANSWER: answer.as_json(),
             SAME_QUESTION: same.as_json(),
+            # The sentence check's floor is fitted on shipped sentences only (none with --only).
+            **({STATEMENT_CHECK: fit_statement_check(embedder).as_json()} if shipped else {}),
         },
         "report": {
             "fitted_at": timezone.now().isoformat(timespec="seconds"),

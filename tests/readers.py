@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from handbook.models import Page
+from search.decisions.policy import policy_for
+from search.decisions.retrieval import retrieval_weights
 from search.retrieval.crosslang import CentredQuery, centred_query, merge_partitions, partition_leg
 from search.retrieval.visibility import as_visible
 
@@ -25,8 +27,11 @@ def crosslang_leg(
     centred: CentredQuery | None = None,
 ) -> list[Any]:
     """Language-centred nearest chunks across every language partition, best first, in one call
-    (retrieve() runs each partition as its own list)."""
-    centred = centred or centred_query(vector, model, query_language, filters, as_visible(visible).reader)
+    (retrieve() runs each partition as its own list), centred by the model's fitted α as retrieve() centres."""
+    centring = retrieval_weights(policy_for(model)).centring
+    centred = centred or centred_query(
+        vector, model, query_language, filters, as_visible(visible).reader, centring=centring
+    )
     if centred is None:
         return []
     per_language = {

@@ -19,7 +19,8 @@ the questions it learnt from):
   translated word list would carry) would otherwise set it for every model;
 - ``clearly_off``: beneath every answerable question, carried or not;
 - ``vector_floor``: the least similarity of a question to the passage that answers it, same
-  language; ``centred_floor``: the same for questions in the other language, language-centred.
+  language; ``centred_floor``: the same for questions in the other language, language-centred by the
+  model's fitted α (``retrieval_fit.py``, fitted first).
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ from search.decisions.query import FEATURES, NO_FLOOR, STAND_OUT_RANK, QueryFeat
 from search.embedding.embedders import Embedder
 from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.indexing.pipeline import passage_text
-from search.retrieval.crosslang import ALPHA
 from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
 
 REGULARISATION = 1.0  # scikit-learn's default C: the features are few and standardised
@@ -179,9 +179,10 @@ def _examples(  # noqa: PLR0913 - the material and what each example may not see
 
 
 def _floors(
-    calibration: CalibrationSet, handbook: CalibrationHandbook, question_vectors: np.ndarray
+    calibration: CalibrationSet, handbook: CalibrationHandbook, question_vectors: np.ndarray, centring: float
 ) -> tuple[float, float]:
-    """Least similarity of a question to its answering passage: plain (same language), centred (other)."""
+    """Least similarity of a question to its answering passage: plain (same language), centred (other)
+    by the fitted ``centring`` (the retrieval entry's α, fitted first: the floor holds for that list)."""
     index = {pid: i for i, pid in enumerate(handbook.ids)}
     plain, centred = [], []
     for question, vector in zip(calibration.questions, question_vectors, strict=True):
@@ -189,19 +190,20 @@ def _floors(
         if handbook.languages[i] == question.language:
             plain.append(float(handbook.vectors[i] @ vector))
         elif question.language in handbook.means:
-            moved = vector - ALPHA * handbook.means[question.language]
+            moved = vector - centring * handbook.means[question.language]
             centred.append(float(handbook.vectors[i] @ (moved / (np.linalg.norm(moved) or 1.0))))
     return (min(plain) if plain else NO_FLOOR), (min(centred) if centred else NO_FLOOR)
 
 
 def fit_query_decision(
-    calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder
+    calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder, centring: float
 ) -> tuple[Decision, list[Example]]:
-    """The fitted query decision of ``embedder``'s model, and the examples it was fitted on."""
+    """The fitted query decision of ``embedder``'s model, and the examples it was fitted on (``centring``:
+    the model's fitted α, which the language-centred list and so its floor are computed with)."""
     texts = [q.text for q in calibration.questions] + [q for q, _lang in calibration.no_match]
     labels = [1] * len(calibration.questions) + [0] * len(calibration.no_match)
     question_vectors = handbook.query_vectors([q.text for q in calibration.questions], embedder)
-    vector_floor, centred_floor = _floors(calibration, handbook, question_vectors)
+    vector_floor, centred_floor = _floors(calibration, handbook, question_vectors, centring)
     examples, _vectors = _examples(texts, labels, _left_out(calibration), handbook, embedder, vector_floor)
     x = np.asarray([[e.features.values()[name] for name in FEATURES] for e in examples], dtype=np.float64)
     y = np.asarray(labels)

@@ -15,11 +15,13 @@ from search.calibration.answer_fit import fit_answer_decision
 from search.calibration.calibration_set import calibration_set
 from search.calibration.page_fit import fit_page_decision
 from search.calibration.query_fit import calibration_handbook, fit_query_decision
+from search.calibration.retrieval_fit import fit_retrieval
 from search.calibration.same_question_fit import SAME_QUESTION, fit_same_question
 from search.calibration.statement_fit import fit_statement_check
 from search.decisions.answer import ANSWER
-from search.decisions.policy import has_policy, shipped_path
+from search.decisions.policy import has_policy, shipped_path, shipped_policy
 from search.decisions.query import PAGE, QUERY
+from search.decisions.retrieval import RETRIEVAL, retrieval_weights
 from search.decisions.statement_floor import STATEMENT_CHECK
 from search.embedding.embedders import Embedder, get_embedder
 from search.models import DecisionPolicy
@@ -34,7 +36,11 @@ def fit_policy(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool 
     extra = list(extra)
     material = calibration_set(extra, shipped=shipped)
     handbook = calibration_handbook(material, embedder)
-    query, _examples = fit_query_decision(material, handbook, embedder)
+    # First: the query decision's centred floor is a similarity to the query centred by this α.
+    # A tie goes to the values shipped for the model, so that a refit keeps them.
+    reference = retrieval_weights(shipped_policy(embedder.model_name))
+    weights, retrieval = fit_retrieval(material, handbook, embedder, reference)
+    query, _examples = fit_query_decision(material, handbook, embedder, weights.centring)
     answer = fit_answer_decision(material, handbook, embedder)
     same = fit_same_question(material, handbook, embedder)
     page = fit_page_decision(material, handbook, embedder)
@@ -47,6 +53,7 @@ def fit_policy(embedder: Embedder, extra: Iterable[Path] = (), *, shipped: bool 
             SAME_QUESTION: same.as_json(),
             # The sentence check's floor is fitted on shipped sentences only (none with --only).
             **({STATEMENT_CHECK: fit_statement_check(embedder).as_json()} if shipped else {}),
+            RETRIEVAL: retrieval.as_json(),
         },
         "report": {
             "fitted_at": timezone.now().isoformat(timespec="seconds"),

@@ -110,6 +110,11 @@ def _shipped(model: str) -> Policy | None:
     return Policy(model, decisions_from_json(data["decisions"]), "shipped", data.get("report", {}))
 
 
+def shipped_policy(model: str) -> Policy | None:
+    """The policy shipped for ``model``, read now (None when none is shipped)."""
+    return _shipped(model)
+
+
 def _stored(model: str) -> Policy | None:
     row = DecisionPolicy.readable().filter(model=model).first()
     if row is None or not row.decisions:

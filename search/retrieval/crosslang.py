@@ -6,7 +6,9 @@ Subtracting each language's mean chunk vector (mean-centering per language)
 removes most of that pull. Within one language partition, ranking chunks by
 ``(c - μ_L) · (q - α μ_q)`` is ranking by cosine to the fixed vector
 ``q' = q - α μ_q`` — so the HNSW index still serves each partition — and the
-partitions are merged by adding the constant ``-α μ_L · q'``.
+partitions are merged by adding the constant ``-α μ_L · q'``. How much of the mean to take out (α)
+depends on the model: it is fitted per model with its policy (``search/decisions/retrieval.py``);
+α = 0 (no fitted value) means no language-centred list.
 
 Measured on the dev-crosslang questions (bench/search.py): translated questions
 gain and native ones stay within noise.
@@ -31,7 +33,6 @@ from search.statistics.scopes import EVERYTHING, Reader, scoped_chunks_sql
 
 logger = logging.getLogger(__name__)
 
-ALPHA = 0.8  # how much of the language mean to remove (all of it over-corrects native questions; bench.search)
 MIN_CHUNKS_PER_LANGUAGE = 50  # a mean over fewer chunks is too noisy to trust
 MEANS_TTL_S = 600  # edits inside a scope move the means a little: recounted after this (a scope change at once)
 # A partition this small (visible chunks) is scanned exactly, cheap at this size (bench.search scale);
@@ -99,10 +100,19 @@ class CentredQuery:
     sizes: dict[str, int]  # language -> chunks the reader may read
 
 
-def centred_query(
-    vector: list[float], model: str, query_language: str, filters: Any, reader: Reader = EVERYTHING
+def centred_query(  # noqa: PLR0913 - the query, where it is asked, and the model's fitted α
+    vector: list[float],
+    model: str,
+    query_language: str,
+    filters: Any,
+    reader: Reader = EVERYTHING,
+    *,
+    centring: float,
 ) -> CentredQuery | None:
-    """None when there is nothing to centre: one language only, or the query's language unknown."""
+    """The query less ``centring`` (α, the model's fitted share) of its language's mean; None when
+    there is nothing to centre: α = 0, one language only, or the query's language unknown."""
+    if centring <= 0.0:
+        return None  # no share of the mean to take out: the plain vector list is the list
     stats = language_stats(model, reader)
     means = {lang: mean for lang, (mean, _n) in stats.items()}
     if len(means) < 2 or query_language not in means:
@@ -110,7 +120,7 @@ def centred_query(
     query = np.asarray(vector, dtype=np.float32)
     if means[query_language].shape != query.shape:
         return None
-    centred = query - ALPHA * means[query_language]
+    centred = query - centring * means[query_language]
     norm = float(np.linalg.norm(centred))
     if norm == 0.0:
         return None
@@ -118,7 +128,7 @@ def centred_query(
     return CentredQuery(
         unit=(centred / norm).tolist(),
         norm=norm,
-        offsets={lang: ALPHA * float(means[lang] @ centred) for lang in languages},
+        offsets={lang: centring * float(means[lang] @ centred) for lang in languages},
         sizes={lang: stats[lang][1] for lang in languages},
     )
 

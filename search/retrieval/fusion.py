@@ -6,11 +6,10 @@ from search.retrieval.hits import ChunkHit, PageHit
 
 RRF_K = 60  # reciprocal rank fusion's usual constant: flattens a list's lead at its first ranks (bench.search)
 
-# RRF weight of each list. With the cross-language list present, the plain
-# vector list counts a little less: it is biased to the question's language
-# (weights measured on dev-crosslang; see search/retrieval/crosslang.py).
-WEIGHTS = {"keyword": 1.0, "vector": 1.0, "translated": 1.0}
-WEIGHTS_CROSSLANG = {"keyword": 1.0, "vector": 0.7, "crosslang": 1.0, "translated": 1.0}
+# RRF weight of each list: alike, but for the plain vector list beside the cross-language list. That
+# one is biased to the question's language, by how much depends on the embedding model: its weight
+# there is the model's fitted ``vector_weight`` (search/decisions/retrieval.py).
+WEIGHTS = {"keyword": 1.0, "vector": 1.0, "crosslang": 1.0, "translated": 1.0}
 
 
 def _rrf(weights: dict[str, float], leg: str, rank: int | None, k: int) -> float:
@@ -40,9 +39,12 @@ def fuse(
     crosslang: list[ChunkHit] | None = None,
     translated: list[ChunkHit] | None = None,
     vector_weight: float | None = None,
+    crosslang_vector_weight: float = WEIGHTS["vector"],
 ) -> list[PageHit]:
-    """Reciprocal rank fusion over chunks; a page scores as its best chunk."""
-    weights = WEIGHTS_CROSSLANG if crosslang else WEIGHTS
+    """Reciprocal rank fusion over chunks; a page scores as its best chunk. The plain vector list
+    weighs ``crosslang_vector_weight`` (the model's fitted one) beside the cross-language list, and
+    ``vector_weight`` whatever the other lists when given."""
+    weights = {**WEIGHTS, "vector": crosslang_vector_weight} if crosslang else WEIGHTS
     if vector_weight is not None:
         weights = {**weights, "vector": vector_weight}
     merged: dict[int, ChunkHit] = {}

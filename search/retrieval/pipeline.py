@@ -28,6 +28,7 @@ from search.decisions.query import (
     stand_out,
     vector_floors,
 )
+from search.decisions.retrieval import retrieval_weights
 from search.embedding.model_switch import query_embedder
 from search.embedding.sentence_sets import nearest_of_each
 from search.retrieval import parallel
@@ -124,6 +125,7 @@ def _query_side(
     embedder: Any,
     use_vectors: bool,
     cross_language: bool,
+    centring: float,
     timings: dict[str, float],
 ) -> QuerySide:
     if not (use_vectors and embedder is not None):
@@ -137,7 +139,7 @@ def _query_side(
         embedding = None
     timings["embed"] = time.perf_counter() - t
     centred = (
-        centred_query(embedding, embedder.model_name, language, filters, reader)
+        centred_query(embedding, embedder.model_name, language, filters, reader, centring=centring)
         if embedding and cross_language
         else None
     )
@@ -174,6 +176,11 @@ def retrieve(
     # The serving model, resolved once (a read of the index settings): the query side embeds with it
     # and the typo correction's vocabulary is its.
     embedder = query_embedder() if embed or use_keywords else None
+    model = embedder.model_name if embed and embedder is not None else ""
+    # The model's policy, read once: how its meaning lists are formed and fused, the query decision,
+    # the page decision for the close results (search/retrieval/confidence.py) on the Retrieval.
+    policies = policy_for(model) if model else None
+    weights = retrieval_weights(policies)
     # Permissions: the ids of the pages this user may read, from the one SQL filter (visible_to),
     # current for every query (reused only while the scopes it covers are unchanged: visibility.py) and
     # applied inside every list. The query side and the typo correction are prepared meanwhile.
@@ -190,6 +197,7 @@ def retrieve(
             embedder=embedder if embed else None,
             use_vectors=use_vectors,
             cross_language=cross_language,
+            centring=weights.centring,
             timings=side_timings,
         ),
     ]
@@ -200,9 +208,6 @@ def retrieve(
     timings.update(side_timings)
     words = corrected[0] if corrected else parsed
     # Vector hits count only when close enough in meaning (search/decisions/query.py, fitted per model).
-    # The model's policy is read once: the query decision here, the page decision for the close
-    # results (search/retrieval/confidence.py) carried on the Retrieval.
-    policies = policy_for(query_side.model) if query_side.model else None
     policy = policies.decisions.get(QUERY) if policies else None
     vector_floor, centred_floor = vector_floors(policy)
     embedding = query_side.embedding
@@ -227,7 +232,7 @@ def retrieve(
         lists = _words_alone(lists, least)
         timings["words alone"] = time.perf_counter() - t
     t = time.perf_counter()
-    pages = _fused(lists, language, parsed.raw, words_carry=words_carry)
+    pages = _fused(lists, language, parsed.raw, words_carry=words_carry, crosslang_vector_weight=weights.vector_weight)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(
@@ -347,10 +352,17 @@ def _words_alone(lists: Lists, least: float) -> Lists:
     return Lists(keyword, lists.vector, lists.vector_by_language, lists.crosslang, translated)
 
 
-def _fused(lists: Lists, language: str, raw: str, *, words_carry: bool) -> list[PageHit]:
+def _fused(
+    lists: Lists, language: str, raw: str, *, words_carry: bool, crosslang_vector_weight: float
+) -> list[PageHit]:
     vector_weight = 0.0 if answer_elsewhere(lists.crosslang, language, raw) else None
     pages = fuse(
-        lists.keyword, lists.vector, crosslang=lists.crosslang, translated=lists.translated, vector_weight=vector_weight
+        lists.keyword,
+        lists.vector,
+        crosslang=lists.crosslang,
+        translated=lists.translated,
+        vector_weight=vector_weight,
+        crosslang_vector_weight=crosslang_vector_weight,
     )
     if words_carry:
         # The meaning lists still rank, but only pages the words matched are results: a page merely

@@ -120,7 +120,12 @@ def test_calibrate_fits_the_model_s_policy_and_search_uses_it(second_model, hand
     call_command("calibrate", "--extra", str(_material(tmp_path)), "--only", "--json", stdout=out)
     body = json.loads(out.getvalue())
     assert body["model"] == second_model.model
-    assert set(body["decisions"]) == {"query", "page", "answer", "same_question"}
+    assert set(body["decisions"]) == {"query", "page", "answer", "same_question", "retrieval"}
+    # The model's own retrieval numbers, from its own material: one language and too few passages for
+    # a language mean, so every pair of the grid ties and the neutral ones stay (no shipped ones).
+    own = body["decisions"]["retrieval"]
+    assert own["report"]["questions"]["counted"] == len(QUESTIONS)
+    assert own["thresholds"] == own["report"]["chosen"] == {"centring": 0.0, "vector_weight": 1.0}
     assert body["report"]["calibration_set"] | {"digest": ""} == {
         "digest": "",
         "passages": len(PASSAGES),

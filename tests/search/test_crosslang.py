@@ -9,6 +9,16 @@ from search.retrieval.pipeline import retrieve
 from search.retrieval.query_translation import translate_query
 from tests.readers import crosslang_leg
 
+
+def fitted_centring() -> float:
+    """The bundled model's fitted α, as retrieve() reads it."""
+    from search.decisions.policy import policy_for
+    from search.decisions.retrieval import retrieval_weights
+    from search.embedding.embedders import LOCAL_MODEL_NAME
+
+    return retrieval_weights(policy_for(LOCAL_MODEL_NAME)).centring
+
+
 LEAVE_EN = "# Award leave\n\nAward leave expires one year after it is issued. Use it before it lapses."
 PARKING_FR = "# Stationnement\n\nLe parking du bâtiment B compte quarante places réservées aux vélos et aux voitures."
 
@@ -118,7 +128,7 @@ def test_one_scan_exact_lists_match_the_separate_scans(bilingual, make_space, ma
     vector = embedder.embed_query("quand expire le congé de récompense ?")
     visible = VisiblePages(visible_page_ids(bob))
     filters = Filters(language=language_filter)
-    centred = crosslang.centred_query(vector, embedder.model_name, "fr", filters)
+    centred = crosslang.centred_query(vector, embedder.model_name, "fr", filters, centring=fitted_centring())
     assert centred is not None and set(centred.sizes) == ({"fr"} if language_filter else {"en", "fr"})
 
     plain, per_language = exact_vector_lists(vector, centred, embedder.model_name, visible, filters)
@@ -158,7 +168,7 @@ def test_query_language_list_from_the_plain_walk_matches_its_own_walk(bilingual,
     embedder = get_embedder()
     vector = embedder.embed_query("quand expire le congé de récompense ?")
     visible = VisiblePages(visible_page_ids(bob))
-    centred = crosslang.centred_query(vector, embedder.model_name, "fr", Filters())
+    centred = crosslang.centred_query(vector, embedder.model_name, "fr", Filters(), centring=fitted_centring())
     assert centred is not None
 
     plain, native = walk_with_native_partition(vector, centred, "fr", embedder.model_name, visible, Filters())

@@ -9,8 +9,9 @@ Two numbers that only hold for the embedding model they were fitted on
   language-centred list runs beside it (``search/retrieval/fusion.py``): the plain list is pulled
   toward the question's language, by how much depends on the model.
 
-A policy without this entry (one fitted before it existed, or none at all) gets the neutral values:
-no language-centred list, every list weighed alike.
+A policy without this entry (one fitted before it existed, or none at all) gets the values that
+assume nothing of the model: each language's mean taken out whole (plain mean-centring) and every
+list weighed alike. Measured against no language-centred list at all by bench.no_policy.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class RetrievalWeights:
     vector_weight: float  # the plain vector list's fusion weight beside the language-centred list
 
 
-NEUTRAL = RetrievalWeights(centring=0.0, vector_weight=1.0)
+NEUTRAL = RetrievalWeights(centring=1.0, vector_weight=1.0)
 
 
 def retrieval_weights(policy: Policy | None) -> RetrievalWeights:

@@ -8,7 +8,7 @@ removes most of that pull. Within one language partition, ranking chunks by
 ``q' = q - α μ_q`` — so the HNSW index still serves each partition — and the
 partitions are merged by adding the constant ``-α μ_L · q'``. How much of the mean to take out (α)
 depends on the model: it is fitted per model with its policy (``search/decisions/retrieval.py``);
-α = 0 (no fitted value) means no language-centred list.
+α = 0 (fitted so) means no language-centred list; without a fitted value the mean is taken out whole.
 
 Measured on the dev-crosslang questions (bench/search.py): translated questions
 gain and native ones stay within noise.

@@ -17,6 +17,7 @@ from django.core.management import CommandError, call_command
 from search.admin import index_overview
 from search.ask.answers import answer_question
 from search.decisions.policy import policy_for
+from search.decisions.retrieval import NEUTRAL
 from search.models import DecisionPolicy
 from search.retrieval.pipeline import retrieve
 
@@ -125,7 +126,8 @@ def test_calibrate_fits_the_model_s_policy_and_search_uses_it(second_model, hand
     # a language mean, so every pair of the grid ties and the neutral ones stay (no shipped ones).
     own = body["decisions"]["retrieval"]
     assert own["report"]["questions"]["counted"] == len(QUESTIONS)
-    assert own["thresholds"] == own["report"]["chosen"] == {"centring": 0.0, "vector_weight": 1.0}
+    neutral = {"centring": NEUTRAL.centring, "vector_weight": NEUTRAL.vector_weight}
+    assert own["thresholds"] == own["report"]["chosen"] == neutral
     assert body["report"]["calibration_set"] | {"digest": ""} == {
         "digest": "",
         "passages": len(PASSAGES),

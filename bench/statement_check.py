@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +82,9 @@ def main() -> None:
     embedder = get_embedder()
     fitted = meaning_floor(embedder.model_name) if embedder is not None else None
     print(f"meaning floor of the model's policy: {fitted}")
-    # The verdict with no meaning floor (its similarity, for the sweep below), the fitted offset kept.
-    unfloored = MeaningFloor(-1.0, fitted.cross_language_offset if fitted else 0.0)
+    # The verdict with no meaning floor (its similarity, for the sweep below), the fitted offset and
+    # new-words share kept.
+    unfloored = replace(fitted, min_similarity=-1.0) if fitted else MeaningFloor(-1.0, 0.0)
     rows: list[dict[str, Any]] = []
     with FakeLLMServer() as fake:
         settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY = fake.base_url, "fake", "k"

@@ -14,9 +14,11 @@ cites (its own ``[n]`` markers, or every cited source when it has none):
   teams) must appear in a source of the sentence's own language or in the
   question; across languages a name is often translated (Norvège / Norway), so
   sources in another language do not decide it;
-- **words**: in the sources' own language, at most half of the sentence's
+- **words**: in the sources' own language, at most a share of the sentence's
   content words may be absent from them and from the question (an invented
-  sentence brings its own subject: "donated to a charity", "airport lounges");
+  sentence brings its own subject: "donated to a charity", "airport lounges"):
+  the share fitted with the meaning floor (``MeaningFloor.max_new_words``), or,
+  without one, half: a sentence is refused when most of its words are new;
 - **meaning**: the sentence must be close to one statement of its sources, by
   the embedding model's cosine similarity when the caller gives one (any
   language): at least the floor of ``MeaningFloor``, a statement in another
@@ -40,9 +42,6 @@ from core.text import content_words, detect_language, fold_accents, prefix_stem,
 
 MARKER = re.compile(r"\[(\d{1,2})\]")
 FIGURES_NEAR = 3  # a sentence's figures must be in one of the statements closest to it
-# The share of a sentence's content words (crude stems) that its same-language sources and the
-# question lack, above which the sentence is taken to say something of its own.
-MAX_NEW_WORDS = 0.5
 # A shorter sentence ("You get so many days") says too little for the words and meaning tests: its
 # figures and names decide.
 MIN_WORDS_TESTED = 4
@@ -82,11 +81,14 @@ Similarity = Callable[[list[str], list[str]], list[list[float]]]
 
 @dataclass(frozen=True)
 class MeaningFloor:
-    """The meaning test's cosines for one embedding model (both sides embedded as passages), fitted by
-    the caller's calibration on shipped paraphrases."""
+    """The meaning test's cosines for one embedding model (both sides embedded as passages), and the
+    words test's share fitted beside them, by the caller's calibration on shipped paraphrases."""
 
     min_similarity: float  # a sentence's least cosine to its closest source statement
     cross_language_offset: float  # added to its cosine to a statement in another language
+    # The share of a sentence's content words (crude stems) that its same-language sources and the
+    # question may lack; None (a fit made before it): see ``says_its_own``.
+    max_new_words: float | None = None
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,15 @@ def new_word_share(sentence: str, language: str, known: str) -> float:
     return len(own - _stems(content_words(known, language))) / len(own)
 
 
+def says_its_own(share: float, max_new_words: float | None) -> bool:
+    """Whether a sentence whose content words are ``share`` new to its sources says something of its
+    own: beyond the fitted ``max_new_words`` (a share on the fit's grid is kept), or, without a fit,
+    when most of them are new — the words test stays on when no meaning floor judges either."""
+    if max_new_words is None:
+        return share > 1 / 2
+    return share > max_new_words + 1e-9
+
+
 def _statements(source: Source) -> tuple[str, ...]:
     return source.statements or tuple(split_sentences(source.text))
 
@@ -201,7 +212,8 @@ def check_sentences(
 ) -> list[Verdict]:
     """A verdict for every sentence of ``text``, in order. ``language``: the answer's; each sentence's
     own is detected (a model may quote a French rule in an English answer). ``floor``: the embedding
-    model's, None when it has none (the cosines then only rank statements for the figures test)."""
+    model's, None when it has none (the cosines then only rank statements for the figures test, and a
+    sentence is refused by its words when most of them are new)."""
     sentences = written_sentences(text)
     by_number = {s.number: s for s in sources}
     cited_by: list[list[Source]] = []
@@ -211,6 +223,7 @@ def check_sentences(
     known_in_question = figures(question, number_words=True)
     source_figures = {id(s): figures(s.text, number_words=True) for s in sources}
     question_names = {fold_accents(w).lower() for w in re.findall(r"[\w'’-]+", question)}
+    most_new = floor.max_new_words if floor is not None else None
     verdicts: list[Verdict | None] = []
     languages = [detect_language(prose(sentence), default=language) for sentence in sentences]
     for sentence, cited, own_language in zip(sentences, cited_by, languages, strict=True):
@@ -228,7 +241,7 @@ def check_sentences(
                 verdicts.append(Verdict(sentence, False, "name", ", ".join(sorted(unknown))))
                 continue
             novel = new_word_share(sentence, own_language, f"{pool} {question}")
-            if novel > MAX_NEW_WORDS:
+            if says_its_own(novel, most_new):
                 verdicts.append(Verdict(sentence, False, "words", f"{novel:.2f}"))
                 continue
         if len(content_words(prose(sentence), own_language)) < MIN_WORDS_TESTED:

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from search.ask.stream_gate import FigureGate
-from statements.statement_check import MeaningFloor, Source, check_sentences, written_sentences
+from statements.statement_check import (
+    MeaningFloor,
+    Source,
+    check_sentences,
+    new_word_share,
+    says_its_own,
+    written_sentences,
+)
 
 LEAVE = Source(
     1,
@@ -65,6 +72,27 @@ def test_a_sentence_made_of_its_own_words_is_unsupported():
     invented = _verdicts("Unused days can be donated to a charity chosen by the works council [2].")[0]
     assert (invented.supported, invented.reason) == (False, "words")
     assert _verdicts("Unused days may be carried over until 31 March [2].")[0].supported
+
+
+def test_the_words_test_uses_the_share_fitted_with_the_floor_and_most_words_new_without_one():
+    sentence = "Requests go through Lumen and your manager approves them within 5 working days [1]."
+    share = new_word_share(sentence, "en", LEAVE.text)
+    assert 0 < share <= 1 / 2  # some of its words are new, not most of them
+    assert _verdicts(sentence)[0].supported  # no floor: refused only when most words are new
+    assert _verdicts(sentence, floor=MeaningFloor(-1.0, 0.0))[0].supported  # a fit made before the share
+    below = _verdicts(sentence, floor=MeaningFloor(-1.0, 0.0, max_new_words=share / 2))[0]
+    assert (below.supported, below.reason) == (False, "words")
+    assert _verdicts(sentence, floor=MeaningFloor(-1.0, 0.0, max_new_words=share))[0].supported
+    # A fitted share above a half lets through what the rule without a fit refuses.
+    invented = "Unused days can be donated to a charity chosen by the works council [2]."
+    assert new_word_share(invented, "en", CARRY.text) > 1 / 2
+    assert not _verdicts(invented)[0].supported
+    assert _verdicts(invented, floor=MeaningFloor(-1.0, 0.0, max_new_words=1.0))[0].supported
+
+
+def test_without_a_fit_a_sentence_says_its_own_when_most_of_its_words_are_new():
+    assert not says_its_own(1 / 2, None) and says_its_own(0.51, None)
+    assert says_its_own(0.3, 0.25) and not says_its_own(0.25, 0.25)
 
 
 def test_meaning_decides_with_vectors_and_a_cross_language_source_gets_the_offset():

@@ -62,8 +62,8 @@ def measure(pages: list[dict[str, Any]]) -> dict[str, Any]:
         markdown, language = page["body"], page.get("lang") or "en"
         text = markdown_to_text(markdown)
         rows = [u.source for u in page_units(markdown) if u.kind == "row"]
-        old = summarise_extractive(text, language=language, title=page["title"])
-        new = summarise_extractive(text, language=language, title=page["title"], markdown=markdown)
+        old = summarise_extractive(text, language=language)
+        new = summarise_extractive(text, language=language, markdown=markdown)
         numbers = {n for row in rows for n in _NUMBER.findall(row)}
         if numbers:
             with_tables += 1

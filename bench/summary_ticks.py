@@ -87,7 +87,7 @@ def main() -> None:
         def summarise(page: dict[str, Any]) -> Any:
             text, language = markdown_to_text(page["body"]), page.get("lang") or "en"
             if scorer is None:
-                return summarise_extractive(text, language=language, title=page["title"], markdown=page["body"])
+                return summarise_extractive(text, language=language, markdown=page["body"])
             return summarise_learnt(text, language=language, title=page["title"], markdown=page["body"], scorer=scorer)
 
         return summarise
@@ -96,7 +96,7 @@ def main() -> None:
         values = []
         for page, picked in pages:
             markdown, language = page["body"], page.get("lang") or "en"
-            pool = candidate_pool(markdown_to_text(markdown), language=language, title=page["title"], markdown=markdown)
+            pool = candidate_pool(markdown_to_text(markdown), language=language, markdown=markdown)
             hashes = dict(zip((c.sentence for c in pool.candidates), candidate_hashes(pool, markdown), strict=True))
             chosen = {hashes[s] for s in choose(scorer)(page).sentences if s in hashes}
             values.append(f1(chosen, picked & set(hashes.values())))

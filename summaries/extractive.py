@@ -23,12 +23,8 @@ MAX_WORDS = 60  # longer sentences are run-ons or lists flattened by the parser;
 MAX_KEY_POINTS = 5  # a list a reader takes in at a glance
 # Pages longer than this (in words) get three sentences instead of two.
 LONG_PAGE_WORDS = 150
-TITLE_BONUS = 0.3  # added to a term's weight when it appears in the title
-LEAD_BONUS = 0.2  # opening sentences usually state the point; the bonus shrinks with each later one
 MAX_OVERLAP = 0.6  # Jaccard above which two sentences say the same thing
-# Key facts: a sentence stating a number (amount, limit, deadline) weighs this much more, and each
-# table whose cells hold numbers is kept as one digest ("Barème: Norvège … €; Suisse … €").
-NUMBER_BONUS = 0.25
+# Key facts: each table whose cells hold numbers is kept as one digest ("Barème: Norvège … €; Suisse … €").
 MAX_DIGEST_ROWS = 12  # a digest is one line of a summary: a longer table is read on the page
 MAX_DIGEST_WORDS = 60  # as long as the longest sentence kept (MAX_WORDS)
 MAX_DIGEST_CELL_WORDS = 8  # a table with prose in its cells is not a table of figures
@@ -195,7 +191,6 @@ def summarise_extractive(
     plain_text: str,
     *,
     language: str,
-    title: str = "",
     max_sentences: int | None = None,
     markdown: str | None = None,
 ) -> ExtractiveSummary:
@@ -217,7 +212,7 @@ def summarise_extractive(
     a checklist of questions, an empty page) gets an empty summary, which is
     not shown.
     """
-    pool = candidate_pool(plain_text, language=language, title=title, max_sentences=max_sentences, markdown=markdown)
+    pool = candidate_pool(plain_text, language=language, max_sentences=max_sentences, markdown=markdown)
     return summary_from_pool(pool)
 
 
@@ -225,7 +220,6 @@ def candidate_pool(
     plain_text: str,
     *,
     language: str,
-    title: str = "",
     max_sentences: int | None = None,
     markdown: str | None = None,
 ) -> Pool:
@@ -239,37 +233,33 @@ def candidate_pool(
     prose = _summarisable(list(dict.fromkeys(prose)))
     if not prose:
         return Pool([], digests, 0)
-    return _scored(prose, plain_text, language, title, max_sentences, digests)
+    return _scored(prose, plain_text, language, max_sentences, digests)
 
 
 def _scored(
     prose: list[str],
     plain_text: str,
     language: str,
-    title: str,
     max_sentences: int | None,
     digests: list[str] | None,
 ) -> Pool:
     sized = [s for s in prose if MIN_WORDS <= len(words(s)) <= MAX_WORDS]
     usable = sized or prose  # too-short/too-long only when nothing else exists
 
-    # The page's vocabulary: stop-words of the page language must not count,
+    # The page's vocabulary alone: the title, the opening and figures are the fitted scorer's features
+    # (summaries/features.py), weighed from editors' ticks. Stop-words of the page language must not count,
     # otherwise "de"/"les" or "the"/"of" would dominate every score.
     tf = Counter(content_words(plain_text, language))
     max_tf = max(tf.values(), default=1)
-    title_terms = set(content_words(title, language))
 
     candidates: list[Candidate] = []
     for index, sentence in enumerate(usable):
         terms = content_words(sentence, language)
         n_words = len(words(sentence))
-        weights = sum(tf[t] / max_tf + (TITLE_BONUS if t in title_terms else 0.0) for t in set(terms))
+        weights = sum(tf[t] for t in set(terms)) / max_tf  # whole counts: the same sum in any set order
         # Density: per word, but with a floor so that a 5-word sentence made of
         # one frequent term does not beat an informative 20-word one.
         density = weights / max(n_words, 8)
-        density *= 1.0 + LEAD_BONUS / (1 + index)
-        if digests is not None and _DIGIT_RE.search(sentence):
-            density *= 1.0 + NUMBER_BONUS
         candidates.append(Candidate(index, sentence, frozenset(terms), density))
 
     page_words = len(words(plain_text))

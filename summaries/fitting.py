@@ -45,7 +45,7 @@ class Lesson:
 
 def lesson(*, key: str, markdown: str, title: str, language: str, picked: set[str]) -> Lesson | None:
     """The page as a lesson, or None when no quotable sentence of it was ticked (only rows, say)."""
-    pool = candidate_pool(markdown_to_text(markdown), language=language, title=title, markdown=markdown)
+    pool = candidate_pool(markdown_to_text(markdown), language=language, markdown=markdown)
     if not pool.candidates:
         return None
     labels = np.asarray([h in picked for h in candidate_hashes(pool, markdown)], dtype=np.int8)

@@ -91,9 +91,10 @@ def rescored(pool: Pool, scorer: Scorer, *, markdown: str | None, title: str, la
 def summarise_learnt(plain_text: str, *, language: str, title: str, markdown: str, scorer: Scorer) -> ExtractiveSummary:
     """``summarise_extractive`` with the scorer's choice of sentences (the table digest stays).
 
-    Key facts first: when today's choice states more of the figures of the page's tables than
-    the scorer's, today's choice is kept, so no summary states fewer of its page's figures."""
-    pool = candidate_pool(plain_text, language=language, title=title, markdown=markdown)
+    Key facts first: when the unscored choice (the page's vocabulary alone) states more of the
+    figures of the page's tables than the scorer's, it is kept, so no summary states fewer of its
+    page's figures than that choice."""
+    pool = candidate_pool(plain_text, language=language, markdown=markdown)
     today = summary_from_pool(pool)
     learnt = summary_from_pool(rescored(pool, scorer, markdown=markdown, title=title, language=language))
     figures = {n for u in page_units(markdown) if u.kind == "row" for n in _FIGURE_RE.findall(u.source)}

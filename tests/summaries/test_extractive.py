@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.text import split_sentences
-from summaries.extractive import ExtractiveSummary, summarise_extractive
+from summaries.extractive import ExtractiveSummary, candidate_pool, summarise_extractive
 
 LEAVE_PAGE = """Annual leave
 
@@ -40,39 +40,39 @@ def _assert_verbatim(summary: ExtractiveSummary, source: str) -> None:
 
 
 def test_sentences_are_verbatim_and_text_joins_them() -> None:
-    summary = summarise_extractive(LEAVE_PAGE, language="en", title="Annual leave")
+    summary = summarise_extractive(LEAVE_PAGE, language="en")
     _assert_verbatim(summary, LEAVE_PAGE)
     assert len(summary.sentences) == 2
 
 
 def test_sentences_come_in_document_order() -> None:
-    summary = summarise_extractive(LEAVE_PAGE, language="en", title="Annual leave", max_sentences=3)
+    summary = summarise_extractive(LEAVE_PAGE, language="en", max_sentences=3)
     positions = [LEAVE_PAGE.index(s) for s in summary.sentences]
     assert positions == sorted(positions)
     assert len(summary.sentences) == 3
 
 
 def test_off_topic_sentence_and_bare_title_are_not_chosen() -> None:
-    summary = summarise_extractive(LEAVE_PAGE, language="en", title="Annual leave", max_sentences=4)
+    summary = summarise_extractive(LEAVE_PAGE, language="en", max_sentences=4)
     assert "The office kitchen is cleaned every Friday afternoon by the facilities team." not in summary.sentences
     assert "Annual leave" not in summary.sentences  # under five words
     assert summary.sentences[0].startswith("Every employee is entitled")
 
 
 def test_key_points_are_verbatim_and_include_summary_sentences() -> None:
-    summary = summarise_extractive(LEAVE_PAGE, language="en", title="Annual leave")
+    summary = summarise_extractive(LEAVE_PAGE, language="en")
     assert set(summary.sentences) <= set(summary.key_points)
     assert len(summary.key_points) <= 5
 
 
 def test_french_page_uses_french_stopwords() -> None:
-    fr = summarise_extractive(FR_PAGE, language="fr", title="Télétravail", max_sentences=4)
+    fr = summarise_extractive(FR_PAGE, language="fr", max_sentences=4)
     assert FR_FILLER not in fr.sentences  # only function words: nothing to say
     assert fr.sentences[0] == "Le télétravail est possible trois jours par semaine."
     _assert_verbatim(fr, FR_PAGE)
     # With the wrong stop-words, "de", "les", "la"... count as vocabulary.
-    as_en = summarise_extractive(FR_PAGE, language="en", title="Télétravail")
-    fr_default = summarise_extractive(FR_PAGE, language="fr", title="Télétravail")
+    as_en = summarise_extractive(FR_PAGE, language="en")
+    fr_default = summarise_extractive(FR_PAGE, language="fr")
     assert as_en.sentences != fr_default.sentences
 
 
@@ -116,7 +116,7 @@ Expense reports must be submitted within 30 days of the expense.
 - Attach a scanned receipt for every expense over 10 EUR.
 - Your manager approves the expense report in the finance tool.
 """
-    summary = summarise_extractive(page, language="en", title="Expense reports", max_sentences=5)
+    summary = summarise_extractive(page, language="en", max_sentences=5)
     assert summary.sentences == [
         "Expense reports must be submitted within 30 days of the expense.",
         "Attach a scanned receipt for every expense over 10 EUR.",
@@ -151,8 +151,19 @@ def test_max_sentences_override(limit: int) -> None:
 
 
 def test_deterministic() -> None:
-    runs = {repr(summarise_extractive(LEAVE_PAGE, language="en", title="Annual leave")) for _ in range(5)}
+    runs = {repr(summarise_extractive(LEAVE_PAGE, language="en")) for _ in range(5)}
     assert len(runs) == 1
+
+
+def test_a_sentence_scores_the_same_wherever_it_stands() -> None:
+    """The score is the page's vocabulary alone: where a sentence stands is the fitted scorer's to weigh."""
+    reordered = "\n\n".join(reversed(LEAVE_PAGE.strip().split("\n\n")))
+
+    def scores(text: str) -> dict[str, float]:
+        return {c.sentence: c.score for c in candidate_pool(text, language="en").candidates}
+
+    assert len(scores(LEAVE_PAGE)) == 5
+    assert scores(reordered) == scores(LEAVE_PAGE)
 
 
 def test_sentence_length_limits() -> None:

@@ -10,8 +10,8 @@ from handbook.markdown import markdown_to_text
 from summaries.extractive import ExtractiveSummary, is_question, is_whole_sentence, summarise_extractive
 
 
-def _summary(markdown: str, language: str = "en", title: str = "") -> ExtractiveSummary:
-    return summarise_extractive(markdown_to_text(markdown), language=language, title=title, markdown=markdown)
+def _summary(markdown: str, language: str = "en") -> ExtractiveSummary:
+    return summarise_extractive(markdown_to_text(markdown), language=language, markdown=markdown)
 
 
 def test_a_list_item_that_continues_a_sentence_is_never_quoted() -> None:
@@ -24,7 +24,7 @@ def test_a_list_item_that_continues_a_sentence_is_never_quoted() -> None:
         "- suppliers that negotiated an early-payment discount: per contract ;\n\n"
         "Add a new phone from the account page before resetting the old one.\n"
     )
-    summary = _summary(page, title="Multifactor authentication")
+    summary = _summary(page)
     assert summary.sentences == [
         "Since 2024, multifactor authentication is mandatory for every account.",
         "Add a new phone from the account page before resetting the old one.",

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
+
+from django.core.management import call_command
 
 from handbook.markdown import markdown_to_text
 from summaries.extractive import candidate_pool, summarise_extractive
@@ -32,7 +36,7 @@ Les notes de frais doivent être déposées rapidement après la dépense.
 
 
 def _features(markdown: str = PAGE, language: str = "en") -> tuple[list[str], dict[str, list[float]]]:
-    pool = candidate_pool(markdown_to_text(markdown), language=language, title="Expenses", markdown=markdown)
+    pool = candidate_pool(markdown_to_text(markdown), language=language, markdown=markdown)
     matrix = pool_features(pool, markdown=markdown, title="Expenses", language=language)
     sentences = [c.sentence for c in pool.candidates]
     return sentences, {s: dict(zip(FEATURES, row, strict=True)) for s, row in zip(sentences, matrix, strict=True)}
@@ -65,6 +69,16 @@ def test_the_shipped_weights_name_every_feature_and_carry_their_report() -> None
     assert {"extractive", "learnt"} <= set(report["held_out_f1"]) and report["date"]
 
 
+def test_the_shipped_weights_are_what_the_command_fits(tmp_path: Path) -> None:
+    """The shipped file is the command's output from summaries/data (its report's date aside), in any
+    process: a refit after a change to the features or the pool ships the same numbers."""
+    out = tmp_path / "weights.json"
+    call_command("fit_summary_weights", out=str(out), stdout=io.StringIO())
+    fitted, shipped = (json.loads(p.read_text(encoding="utf-8")) for p in (out, SHIPPED_WEIGHTS))
+    assert fitted["weights"] == shipped["weights"]
+    assert fitted["report"]["held_out_f1"] == shipped["report"]["held_out_f1"]
+
+
 def test_the_learnt_choice_keeps_the_table_digest_and_quotes_the_page() -> None:
     """Key facts: a table of figures still follows the chosen sentences, whatever the weights."""
     text = markdown_to_text(PAGE)
@@ -74,13 +88,11 @@ def test_the_learnt_choice_keeps_the_table_digest_and_quotes_the_page() -> None:
     ):
         learnt = summarise_learnt(text, language="en", title="Expenses", markdown=PAGE, scorer=scorer)
         assert learnt.sentences[-1].startswith("Rates (Country: Per day) — Norway: 70 €")
-        assert len(learnt.sentences) == len(
-            summarise_extractive(text, language="en", title="Expenses", markdown=PAGE).sentences
-        )
+        assert len(learnt.sentences) == len(summarise_extractive(text, language="en", markdown=PAGE).sentences)
 
 
 def test_weights_change_the_choice_and_f1_measures_it() -> None:
-    pool = candidate_pool(markdown_to_text(PAGE), language="en", title="Expenses", markdown=PAGE)
+    pool = candidate_pool(markdown_to_text(PAGE), language="en", markdown=PAGE)
     hashes = candidate_hashes(pool, PAGE)
     late = Scorer("late", tuple(5.0 if f == "page_position" else 0.0 for f in FEATURES), 0.0)
     early = Scorer("early", tuple(-5.0 if f == "page_position" else 0.0 for f in FEATURES), 0.0)
@@ -125,4 +137,4 @@ def test_weights_that_shun_figures_never_drop_a_key_fact() -> None:
     shun = Scorer("shun", tuple(-10.0 if f == "figures" else 0.0 for f in FEATURES), 0.0)
     learnt = summarise_learnt(text, language="en", title="Travel", markdown=TWO_TABLES, scorer=shun)
     assert "150 €" in learnt.text
-    assert learnt.sentences == summarise_extractive(text, language="en", title="Travel", markdown=TWO_TABLES).sentences
+    assert learnt.sentences == summarise_extractive(text, language="en", markdown=TWO_TABLES).sentences

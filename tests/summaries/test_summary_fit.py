@@ -24,7 +24,7 @@ def _lessons(which: int) -> list:  # type: ignore[type-arg]
     found = []
     for seed in range(12):
         markdown = body(seed)
-        pool = candidate_pool(markdown_to_text(markdown), language="en", title=f"Page {seed}", markdown=markdown)
+        pool = candidate_pool(markdown_to_text(markdown), language="en", markdown=markdown)
         picked = {candidate_hashes(pool, markdown)[which]}
         found.append(lesson(key=str(seed), markdown=markdown, title=f"Page {seed}", language="en", picked=picked))
     return found

@@ -62,9 +62,7 @@ def body(seed: int, n: int = 6) -> str:
 def candidates_of(page: Any) -> list[str]:
     """Addresses of the page's candidate sentences, in document order."""
     revision = page.published_revision
-    pool = candidate_pool(
-        markdown_to_text(revision.body), language=page.language, title=revision.title, markdown=revision.body
-    )
+    pool = candidate_pool(markdown_to_text(revision.body), language=page.language, markdown=revision.body)
     return candidate_hashes(pool, revision.body)
 
 

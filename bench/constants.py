@@ -8,6 +8,9 @@ than a time in seconds, a name ending in ``_S``) is a weight, share or threshold
 decides; a whole number is a count, limit, size or time. The fitted store's numbers are data, not
 source, so they are not counted here.
 
+The numbers chosen by hand that change what readers see live in one module, ``core/tuning.py``:
+they are listed apart (``hand_set``), each with its why.
+
 Every comment of the product packages (those above, and core, handbook, api) that holds a digit is
 listed too, and counted apart when it reads like a measurement (a number with a unit of time, size or
 speed, a percentage, a ranking metric): figures belong in bench/results and the docs, not in code.
@@ -31,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("search", "summaries", "statements")
 PRODUCT = (*PACKAGES, "core", "handbook", "api")
 OUT = ROOT / "bench" / "results" / "constants.json"
+TUNING = ROOT / "core" / "tuning.py"
 _NAME = re.compile(r"_?[A-Z][A-Z0-9_]*$")
 _DIGIT = re.compile(r"\d")
 _PRAGMA = re.compile(r"#\s*(noqa|type:\s*ignore|pragma)\b")
@@ -140,6 +144,7 @@ def main() -> dict[str, Any]:
     comments = [c for p in _sources(PRODUCT) for c in numbered_comments(p)]
     docstrings = [d for p in _sources(PRODUCT) for d in figure_docstrings(p)]
     per_package = Counter(c["file"].split("/")[0] for c in listed)
+    hand_set = constants(TUNING)
     result = {
         "command": ".venv/bin/python -m bench.constants",
         "packages": list(PACKAGES),
@@ -149,11 +154,15 @@ def main() -> dict[str, Any]:
         "without_why": sum(not c["why"] for c in listed),
         "number_in_comment": sum(c["number_in_comment"] for c in listed),
         "files": len({c["file"] for c in listed}),
+        "hand_set": len(hand_set),
+        "hand_set_without_why": sum(not c["why"] for c in hand_set),
+        "hand_set_names": [c["name"] for c in hand_set],
         "comment_packages": list(PRODUCT),
         "comments_with_number": len(comments),
         "comments_with_figure": sum(c["figure"] for c in comments),
         "docstring_lines_with_figure": len(docstrings),
         "listed": listed,
+        "hand_set_listed": hand_set,
         "numbered_comments": comments,
         "figure_docstrings": docstrings,
     }
@@ -164,4 +173,4 @@ def main() -> dict[str, Any]:
 
 if __name__ == "__main__":
     summary = main()
-    print({k: v for k, v in summary.items() if k not in ("listed", "numbered_comments", "figure_docstrings")})
+    print({k: v for k, v in summary.items() if k not in ("listed", "hand_set_listed", "numbered_comments", "figure_docstrings")})

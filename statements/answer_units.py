@@ -32,6 +32,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from core.text import split_sentences
+from core.tuning import NAVIGATION_LINK_SHARE
 from handbook.html_tables import has_table, split_tables
 from handbook.inline_html import is_markup, without_markup, without_typed_breaks
 from handbook.markdown import parse_tokens
@@ -44,7 +45,6 @@ __all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units
 RULES_VERSION = 4
 MAX_LEAD_WORDS = 30  # a longer introduction is quoted as its own sentence, not before every item
 MAX_ITEM_WORDS = 60  # a longer list item is split into sentences
-NAVIGATION_LINK_SHARE = 0.6  # a line made mostly of link text is navigation
 _PAGE_CACHE_SIZE = 512  # revisions parsed per process: the pages in use stay warm, memory stays bounded
 
 

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from core.text import content_words, split_sentences, words
+from core.tuning import SUMMARY_MAX_OVERLAP
 from statements.answer_units import Unit, page_units
 
 __all__ = ["Candidate", "ExtractiveSummary", "Pool", "candidate_pool", "summarise_extractive", "summary_from_pool"]
@@ -23,7 +24,6 @@ MAX_WORDS = 60  # longer sentences are run-ons or lists flattened by the parser;
 MAX_KEY_POINTS = 5  # a list a reader takes in at a glance
 # Pages longer than this (in words) get three sentences instead of two.
 LONG_PAGE_WORDS = 150
-MAX_OVERLAP = 0.6  # Jaccard above which two sentences say the same thing
 # Key facts: each table whose cells hold numbers is kept as one digest ("Barème: Norvège … €; Suisse … €").
 MAX_DIGEST_ROWS = 12  # a digest is one line of a summary: a longer table is read on the page
 MAX_DIGEST_WORDS = 60  # as long as the longest sentence kept (MAX_WORDS)
@@ -131,7 +131,7 @@ def _rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
     for cand in ordered:
         if len(picked) >= limit:
             break
-        if any(_jaccard(cand.terms, p.terms) > MAX_OVERLAP for p in picked):
+        if any(_jaccard(cand.terms, p.terms) > SUMMARY_MAX_OVERLAP for p in picked):
             continue
         picked.append(cand)
     if len(picked) < limit:  # only duplicates left: better than nothing

@@ -7,8 +7,8 @@ headers: ``statements/answer_units.py``) and carries that passage's citation.
 Choosing the quote looks for the answer, not only for shared words:
 
 1. every unit of the passages gets a word score: the question's words it
-   holds (its section heading and page title count half), each word weighted
-   by how rare it is among the units at hand, with the question translated
+   holds, each word weighted by how rare it is among the units at hand
+   (a name the question writes with a capital weighs more), with the question translated
    word by word for units in the other language; plus the kind of thing asked
    ("how many / combien" wants a number, "how long" a duration, "who" a
    person or team, "where" a place, tool or link: ``search/ask/fitted_kind.py``);
@@ -37,9 +37,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.text import content_words
+from core.tuning import ASK_KIND_PENALTY, ASK_NAME_WEIGHT, ASK_OPENING_BONUS, ASK_RANK_PRIOR
 from handbook.inline_html import without_markup
 from search.ask.asked_kind import asked_kind, kind_match
-from search.ask.fitted_kind import KIND_PENALTY, feature_kind, kind_score
+from search.ask.fitted_kind import feature_kind, kind_score
 from search.ask.passages import Passage
 from search.ask.question_words import names_asked, question_stems, stems, without_exclusions
 from search.ask.snippet_units import in_snippet
@@ -56,11 +57,6 @@ MAX_QUOTES = 3  # quotes in one answer: the answer, not every sentence that matc
 MAX_WORDS = 80  # all quotes together: an answer, not a section
 MIN_WORDS = 3  # shorter units are labels or fragments, not statements worth quoting
 SHORTLIST = 4  # best units by words embedded per question: each cold one is an embedding (timed by bench.ask)
-CONTEXT_WEIGHT = 0.5  # a question word found only in the unit's heading path or page title
-RANK_PRIOR = 0.15  # words only (no policy yet): best-ranked passage first when units tie
-NAME_WEIGHT = 2.0  # a question word written with a capital (Norvège, Paris, Slack) names what is asked about
-NAME_PENALTY = 0.2  # a unit that holds none of the names the question asks about, when others do
-OPENING_BONUS = 0.1  # the first statement of a section usually states its rule
 SHORTLIST_OTHER_LANGUAGE = 2  # more units embedded when words cannot be matched across languages
 PER_PASSAGE = 1  # and the best unit of every passage
 # Extra quotes come only with a sure answer, and each is sure itself (search/decisions/answer.py).
@@ -99,7 +95,7 @@ class Candidate:
         """The fitted logit; before (or without a policy) the words' evidence."""
         if self.fitted is not None:
             return self.fitted
-        return self.words + self.kind + RANK_PRIOR / (1 + self.rank)
+        return self.words + self.kind + ASK_RANK_PRIOR / (1 + self.rank)
 
     def features(self) -> UnitFeatures:
         return UnitFeatures(self.words, self.kind, self.similarity or 0.0, self.other_language, self.kind_match)
@@ -125,7 +121,6 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[Ca
             )
     asked_stems = question_stems(question, language, passages)
     unit_stems = [stems(content_words(without_exclusions(c.unit.text), c.passage.language)) for c in pool]
-    context_stems = [stems(content_words(f"{c.unit.heading} {c.passage.title}", c.passage.language)) for c in pool]
     # A word's weight: how rare it is among the units at hand (a word every unit has picks none).
     frequency: dict[str, int] = {}
     for s in unit_stems:
@@ -133,29 +128,21 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[Ca
             frequency[stem] = frequency.get(stem, 0) + 1
     asked, fitted_kind = asked_kind(question), feature_kind(question)
     names = names_asked(question)
-    # When the question names something (Paris, Slack) that some units name too, the others are
-    # about something else: "per diem for Paris" is the Paris row, not the day-trip meal limit.
-    named = bool(names) and any(names & own for own in unit_stems)
-    for c, own, context in zip(pool, unit_stems, context_stems, strict=True):
+    for c, own in zip(pool, unit_stems, strict=True):
         wanted = asked_stems.get(c.passage.language) or asked_stems[language]
         weights = {
-            w: math.log(1 + len(pool) / (1 + frequency.get(w, 0))) * (NAME_WEIGHT if w in names else 1.0)
+            w: math.log(1 + len(pool) / (1 + frequency.get(w, 0))) * (ASK_NAME_WEIGHT if w in names else 1.0)
             for w in wanted
         }
         total = sum(weights.values()) or 1.0
-        held = sum(weights[w] for w in wanted & own) + CONTEXT_WEIGHT * sum(
-            weights[w] for w in (wanted & context) - own
-        )
-        c.words = held / total
+        c.words = sum(weights[w] for w in wanted & own) / total
         c.said = frozenset(own - wanted)
         c.kind_match = kind_match(asked, c.unit)
         c.kind = kind_score(fitted_kind, c.unit)
-        if named and not names & own:
-            c.kind -= NAME_PENALTY
         if c.unit.text.rstrip().endswith((":", "?")):
-            c.kind -= KIND_PENALTY  # a lead-in or a question restates; it does not answer
+            c.kind -= ASK_KIND_PENALTY  # a lead-in or a question restates; it does not answer
         elif c.unit.section_index == 0:
-            c.kind += OPENING_BONUS
+            c.kind += ASK_OPENING_BONUS
     pool.sort(key=lambda c: -c.score)
     return pool
 
@@ -212,7 +199,7 @@ class Selection:
         if not self.quotes:
             return False
         if self.score is None:  # no vectors or no policy yet: word evidence decides
-            return self.quotes[0].score > RANK_PRIOR
+            return self.quotes[0].score > ASK_RANK_PRIOR
         return self.score >= self.threshold
 
 

@@ -1,5 +1,5 @@
 """The ``kind`` feature as the shipped answer decision was fitted on it: a number for a quantity question,
-a person or team for "who", a place or link for "where" (``KIND_BONUS``/``KIND_PENALTY``).
+a person or team for "who", a place or link for "where" (``ASK_KIND_BONUS``/``ASK_KIND_PENALTY``).
 
 The finer detection of the kind asked (``search/ask/asked_kind.py``: "when", "how much", "how many",
 "who") and its ``kind_match`` feature, fitted instead of these constants, were measured on the
@@ -12,10 +12,8 @@ from __future__ import annotations
 import re
 
 from core.text import words
+from core.tuning import ASK_KIND_BONUS, ASK_KIND_PENALTY
 from statements.answer_units import Unit
-
-KIND_BONUS = 0.25  # a unit of the kind asked (a number, a person, a place): as the answer decision was fitted
-KIND_PENALTY = 0.2  # a quantity question and a unit without any number
 
 # What the question asks for, by its words (English and French, accents folded, lower case).
 _QUANTITY_RE = re.compile(
@@ -60,9 +58,9 @@ def kind_score(asked: str, unit: Unit) -> float:
         return 0.0
     text = " ".join(words(unit.text))
     if asked == "quantity":
-        return KIND_BONUS if _NUMBER_RE.search(text) else -KIND_PENALTY
+        return ASK_KIND_BONUS if _NUMBER_RE.search(text) else -ASK_KIND_PENALTY
     if asked == "who":
-        return KIND_BONUS if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
+        return ASK_KIND_BONUS if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
     if asked == "where":
-        return KIND_BONUS if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
+        return ASK_KIND_BONUS if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
     return 0.0

@@ -38,6 +38,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from core.languages import ALL_STOPWORDS, text_search_config
 from core.text import detect_language, fold_accents, words
+from core.tuning import KEYWORD_ALONE_COVERAGE
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.standardised import Standardised
 from search.decisions.policy import Decision
@@ -45,7 +46,6 @@ from search.decisions.query import FEATURES, NO_FLOOR, STAND_OUT_RANK, QueryFeat
 from search.embedding.embedders import Embedder
 from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.indexing.pipeline import passage_text
-from search.retrieval.keyword import KEYWORD_ALONE_COVERAGE
 
 REGULARISATION = 1.0  # scikit-learn's default C: the features are few and standardised
 # The answerable calibration questions the result threshold may leave with no result (a policy

@@ -5,8 +5,7 @@ meaning lists as retrieval forms them: the plain vector list (cosine to the quer
 language-centred list (``(c - α μ_L) · (q - α μ_q)`` over the languages with enough passages, as
 ``crosslang.centred_query`` and ``merge_partitions`` rank; none with α = 0, nor for a question whose
 detected language has no mean), each cut at the lists' depth, fused by reciprocal rank fusion with
-the plain list weighed ``vector_weight`` (0 when the centred list says the answer is in another
-language: ``fusion.answer_elsewhere``). A pair's score: the mean reciprocal rank of each question's
+the plain list weighed ``vector_weight``. A pair's score: the mean reciprocal rank of each question's
 passage in the fused list, over every question of both languages (0 where no list holds it).
 
 Every pair of the grid is scored; the best wins, a tie going to the pair nearer the model's shipped
@@ -24,14 +23,14 @@ import numpy as np
 from sklearn.model_selection import GroupKFold
 
 from core.text import detect_language
+from core.tuning import RRF_K
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.decisions.policy import Decision
 from search.decisions.retrieval import NEUTRAL, RetrievalWeights, retrieval_decision
 from search.embedding.embedders import Embedder
 from search.retrieval.crosslang import MIN_CHUNKS_PER_LANGUAGE
-from search.retrieval.fusion import ELSEWHERE_TOP, RRF_K, answer_elsewhere
-from search.retrieval.hits import LEG_DEPTH, ChunkHit
+from search.retrieval.hits import LEG_DEPTH
 
 GRID = tuple(round(0.1 * i, 1) for i in range(11))  # α and the weight alike: none .. all
 FOLDS = 5  # the held-out score: each fifth of the passages scored by the pair the rest chose
@@ -90,21 +89,11 @@ class _Asked:
         query_means = np.stack([self.means.get(lang, np.zeros_like(h.vectors[0])) for lang in self.detected])
         moved = self.vectors - centring * query_means
         scores = np.where(listed[None, :], moved @ (h.vectors - centring * passage_means).T, -np.inf)
-        ranks, order = _ranks(scores)
+        ranks = _ranks(scores)[0]
         ranks = np.where(listed[None, :], ranks, LEG_DEPTH + 1)
-        elsewhere = np.asarray(
-            [
-                answer_elsewhere(
-                    [ChunkHit(int(j), int(j), language=h.languages[j]) for j in order[i, :ELSEWHERE_TOP]],
-                    self.detected[i],
-                    self.texts[i],
-                )
-                for i in range(len(self.texts))
-            ]
-        )
         rows = []
         for weight in GRID:
-            fused = _share(ranks) + _share(self.plain, np.where(elsewhere, 0.0, weight))
+            fused = _share(ranks) + _share(self.plain, weight)
             rows.append(np.where(centred, _reciprocal_ranks(fused, self.right), plain_only))
         return np.stack(rows)
 

@@ -19,12 +19,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from core.text import STOPWORDS, words
+from core.tuning import UNSEEN_TRIPLE_SHARE
 from search.embedding.sentence_sets import EVERYDAY
-
-# A word is a word when fewer than this share of its letter triples (with its start and end marked)
-# appear in no known word. Chosen between the real words of the dev questions and keyboard mashes,
-# which bench.no_match sets apart (it prints the words left untranslated; see docs/dev/decisions.md).
-UNSEEN_TRIPLE_SHARE = 0.4
 
 
 def triples(word: str) -> set[str]:

@@ -38,6 +38,7 @@ from django.db import connection, transaction
 from django.db.models import Count
 
 from core.queues import enqueue
+from core.tuning import WORD_TRANSLATION_MIN_SIMILARITY
 from search.embedding.embedders import Embedder
 from search.embedding.model_switch import query_embedder
 from search.lexicon import word_vectors
@@ -52,7 +53,6 @@ logger = logging.getLogger(__name__)
 
 MIN_CHUNKS = 2  # a word must appear in this many chunks of its language (typos, names out)
 MIN_LANGUAGE_CHUNKS = 20  # below this a language's vocabulary (and its mean) is too thin
-MIN_SIMILARITY = 0.5  # cosine of the centred vectors; below it a word is left untranslated
 MAX_QUERY_WORDS = 12  # a question's content words translated: bounds the lookups of one long query
 EMBED_BATCH = 256  # words per embedder call in a build: bounds one call's memory
 TRANSLATION_TTL_S = 24 * 3600  # a day: a rebuild changes translations at most about that often
@@ -346,7 +346,9 @@ def translate_words(
     similarities = (units @ target_table.vectors.T - (units @ target_view.mean)[:, None]) / target_view.norms
     similarities[:, ~target_view.usable] = -np.inf
     best = similarities.argmax(axis=1)
-    picked = [target_table.words[j] for i, j in enumerate(best) if similarities[i, j] >= MIN_SIMILARITY]
+    picked = [
+        target_table.words[j] for i, j in enumerate(best) if similarities[i, j] >= WORD_TRANSLATION_MIN_SIMILARITY
+    ]
     translation = " ".join(dict.fromkeys(picked))
     _remember(key, translation)
     return translation or None

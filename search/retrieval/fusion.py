@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from core.tuning import RRF_K
 from search.retrieval.hits import ChunkHit, PageHit
-
-RRF_K = 60  # reciprocal rank fusion's usual constant: flattens a list's lead at its first ranks (bench.search)
 
 # RRF weight of each list: alike, but for the plain vector list beside the cross-language list. That
 # one is biased to the question's language, by how much depends on the embedding model: its weight
@@ -16,37 +15,17 @@ def _rrf(weights: dict[str, float], leg: str, rank: int | None, k: int) -> float
     return weights.get(leg, 0.0) / (k + rank) if rank is not None else 0.0
 
 
-# The plain vector list is pulled toward the question's language. When the language-centred list
-# says the answer is in another language, that pull only pushes wrong pages up, so the plain list
-# sits out. Short questions are left alone: their detected language is unreliable.
-ELSEWHERE_TOP = 10
-ELSEWHERE_SHARE = 0.8  # most of those best chunks in another language: the plain list sits out
-ELSEWHERE_MIN_WORDS = 4  # shorter questions are left alone: their detected language is unreliable
-
-
-def answer_elsewhere(crosslang: list[ChunkHit], query_language: str, text: str) -> bool:
-    """Whether most of the language-centred list's best chunks are in another language than the question."""
-    top = [hit for hit in crosslang[:ELSEWHERE_TOP] if hit.language]
-    if not top or len(text.split()) < ELSEWHERE_MIN_WORDS:
-        return False
-    return sum(hit.language != query_language for hit in top) / len(top) >= ELSEWHERE_SHARE
-
-
 def fuse(
     keyword: list[ChunkHit],
     vector: list[ChunkHit],
     k: int = RRF_K,
     crosslang: list[ChunkHit] | None = None,
     translated: list[ChunkHit] | None = None,
-    vector_weight: float | None = None,
     crosslang_vector_weight: float = WEIGHTS["vector"],
 ) -> list[PageHit]:
     """Reciprocal rank fusion over chunks; a page scores as its best chunk. The plain vector list
-    weighs ``crosslang_vector_weight`` (the model's fitted one) beside the cross-language list, and
-    ``vector_weight`` whatever the other lists when given."""
+    weighs ``crosslang_vector_weight`` (the model's fitted one) beside the cross-language list."""
     weights = {**WEIGHTS, "vector": crosslang_vector_weight} if crosslang else WEIGHTS
-    if vector_weight is not None:
-        weights = {**weights, "vector": vector_weight}
     merged: dict[int, ChunkHit] = {}
     for hit in keyword:
         merged[hit.chunk_id] = ChunkHit(hit.chunk_id, hit.page_id, keyword_rank=hit.keyword_rank, coverage=hit.coverage)

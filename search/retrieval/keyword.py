@@ -8,6 +8,7 @@ from typing import Any
 
 from core.db_router import read_connection
 from core.languages import ALL_STOPWORDS
+from core.tuning import KEYWORD_TIE_BREAK, KEYWORD_TITLE_BONUS
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
 from search.retrieval.query import ParsedQuery, parse_query, tsquery_text
 from search.retrieval.query_translation import query_translations
@@ -24,17 +25,14 @@ TRANSLATED_CANDIDATE_CAP = 500
 PAGES_WAY_IN_MAX_SHARE = 0.2
 PAGES_WAY_IN_MAX_CHUNKS = 30_000  # …and not too many chunks: past it the page_id index costs more than it saves
 
-TITLE_BONUS = 0.5  # extra weight of a term found in the title or heading path (tsvector weights A/B)
 # Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
 RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker…
-TIE_BREAK = 0.1  # …worth at most this much (ts_rank capped at one)
 # A keyword hit holds this share of the query words' IDF (none: any one word). And when even the nearest
 # chunk is not clearly close in meaning by the model's fitted decision (search/decisions/query.py), the
 # words must carry the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable
 # page holds has the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
 # Without a policy there is no such decision, and every keyword hit is a result (keyword search alone).
 KEYWORD_MIN_COVERAGE = 0.0
-KEYWORD_ALONE_COVERAGE = 0.6  # the share the words hold when meaning does not decide (bench.no_match)
 
 
 def _language_clause(language: str) -> str:
@@ -171,7 +169,10 @@ def _scored_partitions(parsed: ParsedQuery, visible: VisiblePages, filters: Filt
             for i in range(len(terms))
         )
         flag_params: list[Any] = [x for t in terms for x in (t.term, t.term + ":AB")]
-        score = " + ".join(f"{t.idf:.6f}::float8 * (m{i} + {TITLE_BONUS} * t{i})" for i, t in enumerate(terms)) or "1.0"
+        score = (
+            " + ".join(f"{t.idf:.6f}::float8 * (m{i} + {KEYWORD_TITLE_BONUS} * t{i})" for i, t in enumerate(terms))
+            or "1.0"
+        )
         # The share of the query words' IDF the chunk holds (1 for a phrase-only query). Written in full:
         # shares rounded to a few decimals may sum to less than 1 for a chunk holding every word.
         total = sum(t.idf for t in terms)
@@ -207,13 +208,13 @@ def _one_list(partitions: list[Partition], least: float, depth: int, words: str)
         )
         params += [*scored_params, _at_least(least), RERANK_DEPTH]
     # ts_rank (term frequency) only breaks ties, and it reads every row it ranks: a row whose score
-    # is more than TIE_BREAK below the depth-th best cannot reach the list, so it is not ranked.
+    # is more than KEYWORD_TIE_BREAK below the depth-th best cannot reach the list, so it is not ranked.
     sql = f"""
         WITH hits AS MATERIALIZED ({" UNION ALL ".join(selects)}),
         cut AS (SELECT score FROM hits ORDER BY score DESC OFFSET %s LIMIT 1)
         SELECT id, page_id, coverage, score + CASE
-                WHEN score + {TIE_BREAK} >= COALESCE((SELECT score FROM cut), 0)
-                THEN {TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS final
+                WHEN score + {KEYWORD_TIE_BREAK} >= COALESCE((SELECT score FROM cut), 0)
+                THEN {KEYWORD_TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS final
         FROM hits ORDER BY final DESC, id LIMIT %s
     """  # noqa: S608 - composed from our own SQL; every value is a parameter
     return sql, [*params, max(depth - 1, 0), words, depth]
@@ -249,7 +250,7 @@ def _several_lists(
         f"cut{k} AS (SELECT score FROM hits WHERE in{k} ORDER BY score DESC OFFSET %s LIMIT 1)" for k in levels
     )
     near = ", ".join(
-        f"in{k} AND score + {TIE_BREAK} >= COALESCE((SELECT score FROM cut{k}), 0) AS near{k}" for k in levels
+        f"in{k} AND score + {KEYWORD_TIE_BREAK} >= COALESCE((SELECT score FROM cut{k}), 0) AS near{k}" for k in levels
     )
     ranks = ", ".join(
         f"CASE WHEN in{k} THEN row_number() OVER (PARTITION BY in{k}"
@@ -262,7 +263,7 @@ def _several_lists(
         tied AS MATERIALIZED (
             SELECT id, page_id, coverage, score, {", ".join(f"in{k}, near{k}" for k in levels)},
                 CASE WHEN {" OR ".join(f"near{k}" for k in levels)}
-                THEN {TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS tie
+                THEN {KEYWORD_TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS tie
             FROM (SELECT *, {near} FROM hits OFFSET 0) neared),
         ranked AS (SELECT id, page_id, coverage, {ranks} FROM tied)
         SELECT id, page_id, coverage, {", ".join(f"rank{k}" for k in levels)} FROM ranked

@@ -16,6 +16,7 @@ from typing import Any
 
 from core import languages
 from core.text import detect_language
+from core.tuning import KEYWORD_ALONE_COVERAGE
 from search.decisions.policy import Decision, policy_for
 from search.decisions.query import (
     PAGE,
@@ -33,10 +34,9 @@ from search.embedding.model_switch import query_embedder
 from search.embedding.sentence_sets import nearest_of_each
 from search.retrieval import parallel
 from search.retrieval.crosslang import CentredQuery, centred_query, merge_partitions, partition_leg
-from search.retrieval.fusion import answer_elsewhere, found_by_words, fuse, without_weak_word_matches
+from search.retrieval.fusion import found_by_words, fuse, without_weak_word_matches
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, PageHit, Retrieval
 from search.retrieval.keyword import (
-    KEYWORD_ALONE_COVERAGE,
     KEYWORD_MIN_COVERAGE,
     keyword_lists,
     translated_keyword_lists,
@@ -232,7 +232,7 @@ def retrieve(
         lists = _words_alone(lists, least)
         timings["words alone"] = time.perf_counter() - t
     t = time.perf_counter()
-    pages = _fused(lists, language, parsed.raw, words_carry=words_carry, crosslang_vector_weight=weights.vector_weight)
+    pages = _fused(lists, words_carry=words_carry, crosslang_vector_weight=weights.vector_weight)
     timings["fusion"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - started
     return Retrieval(
@@ -352,16 +352,12 @@ def _words_alone(lists: Lists, least: float) -> Lists:
     return Lists(keyword, lists.vector, lists.vector_by_language, lists.crosslang, translated)
 
 
-def _fused(
-    lists: Lists, language: str, raw: str, *, words_carry: bool, crosslang_vector_weight: float
-) -> list[PageHit]:
-    vector_weight = 0.0 if answer_elsewhere(lists.crosslang, language, raw) else None
+def _fused(lists: Lists, *, words_carry: bool, crosslang_vector_weight: float) -> list[PageHit]:
     pages = fuse(
         lists.keyword,
         lists.vector,
         crosslang=lists.crosslang,
         translated=lists.translated,
-        vector_weight=vector_weight,
         crosslang_vector_weight=crosslang_vector_weight,
     )
     if words_carry:

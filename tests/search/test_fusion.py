@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.retrieval.fusion import answer_elsewhere, fuse
+from search.retrieval.fusion import fuse
 from search.retrieval.hits import ChunkHit, Filters
 from search.retrieval.keyword import keyword_leg
 from search.retrieval.query import parse_query
@@ -102,23 +102,11 @@ def test_fuse_translated_query_counts_once_with_the_keyword_query():
 def test_fuse_vector_weight_override_keeps_distances():
     keyword = [ChunkHit(1, 10, keyword_rank=1)]
     vector = [ChunkHit(2, 20, vector_rank=1, vector_distance=0.1), ChunkHit(1, 10, vector_rank=2, vector_distance=0.2)]
-    pages = fuse(keyword, vector, vector_weight=0.0)
-    assert [p.page_id for p in pages] == [10, 20]
+    crosslang = [ChunkHit(3, 30, crosslang_rank=1)]
+    pages = fuse(keyword, vector, crosslang=crosslang, crosslang_vector_weight=0.0)
+    assert [p.page_id for p in pages] == [10, 30, 20]
     assert pages[0].score == pytest.approx(1 / 61)  # the vector rank adds nothing
-    assert pages[1].score == 0.0 and pages[1].best.vector_distance == 0.1  # Ask still sees the distance
-
-
-def test_answer_elsewhere_needs_a_long_question_and_a_clear_majority():
-    def hits(languages):  # type: ignore[no-untyped-def]
-        return [ChunkHit(i, i, crosslang_rank=i + 1, language=lang) for i, lang in enumerate(languages)]
-
-    long_fr = "quelle est la règle pour les congés"
-    assert answer_elsewhere(hits(["en"] * 9 + ["fr"]), "fr", long_fr)
-    assert not answer_elsewhere(hits(["en"] * 7 + ["fr"] * 3), "fr", long_fr)  # 70 %: not clear enough
-    assert not answer_elsewhere(hits(["en"] * 10), "fr", "congés payés")  # two words: language unsure
-    assert not answer_elsewhere(hits(["fr"] * 10), "fr", long_fr)
-    assert not answer_elsewhere([], "fr", long_fr)
-    assert answer_elsewhere(hits(["en"] * 8 + ["fr"] * 2 + ["fr"] * 10), "fr", long_fr)  # only the top 10 count
+    assert pages[2].score == 0.0 and pages[2].best.vector_distance == 0.1  # Ask still sees the distance
 
 
 def test_fuse_empty_and_input_untouched():

@@ -173,4 +173,5 @@ def main() -> dict[str, Any]:
 
 if __name__ == "__main__":
     summary = main()
-    print({k: v for k, v in summary.items() if k not in ("listed", "hand_set_listed", "numbered_comments", "figure_docstrings")})
+    lists = ("listed", "hand_set_listed", "numbered_comments", "figure_docstrings")
+    print({k: v for k, v in summary.items() if k not in lists})

@@ -46,10 +46,9 @@ UNSEEN_TRIPLE_SHARE: Final = 0.4
 ASK_NAME_WEIGHT: Final = 2.0
 # The first statement of a section usually states its rule.
 ASK_OPENING_BONUS: Final = 0.1
-# A unit of the kind asked (a number, a person, a place).
-ASK_KIND_BONUS: Final = 0.25
-# A quantity question and a unit without any number; a lead-in or a question restates, not answers.
-ASK_KIND_PENALTY: Final = 0.2
+# Gained by a unit of the kind asked (a number, a person, a place), lost by one without a number
+# when a quantity is asked, and by a lead-in or a question, which restates rather than answers.
+ASK_KIND_WEIGHT: Final = 0.25
 # Words only (a model with no policy yet): the best-ranked passage first when units tie, and an
 # answer only when some unit holds more than this prior.
 ASK_RANK_PRIOR: Final = 0.15

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.text import content_words
-from core.tuning import ASK_KIND_PENALTY, ASK_NAME_WEIGHT, ASK_OPENING_BONUS, ASK_RANK_PRIOR
+from core.tuning import ASK_KIND_WEIGHT, ASK_NAME_WEIGHT, ASK_OPENING_BONUS, ASK_RANK_PRIOR
 from handbook.inline_html import without_markup
 from search.ask.asked_kind import asked_kind, kind_match
 from search.ask.fitted_kind import feature_kind, kind_score
@@ -140,7 +140,7 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[Ca
         c.kind_match = kind_match(asked, c.unit)
         c.kind = kind_score(fitted_kind, c.unit)
         if c.unit.text.rstrip().endswith((":", "?")):
-            c.kind -= ASK_KIND_PENALTY  # a lead-in or a question restates; it does not answer
+            c.kind -= ASK_KIND_WEIGHT  # a lead-in or a question restates; it does not answer
         elif c.unit.section_index == 0:
             c.kind += ASK_OPENING_BONUS
     pool.sort(key=lambda c: -c.score)

@@ -1,10 +1,10 @@
-"""The ``kind`` feature as the shipped answer decision was fitted on it: a number for a quantity question,
-a person or team for "who", a place or link for "where" (``ASK_KIND_BONUS``/``ASK_KIND_PENALTY``).
+"""The ``kind`` feature the shipped answer decision reads: a number for a quantity question, a person
+or team for "who", a place or link for "where", each worth ``ASK_KIND_WEIGHT`` (``core/tuning.py``).
 
 The finer detection of the kind asked (``search/ask/asked_kind.py``: "when", "how much", "how many",
-"who") and its ``kind_match`` feature, fitted instead of these constants, were measured on the
+"who") and its ``kind_match`` feature, fitted instead of this weight, were measured on the
 calibration material (``bench/ask_kind.py``) and not adopted: the fit did not keep every held-out
-figure of the sure answers. Until a fit that does, the decision reads the values it was fitted on.
+figure of the sure answers. Until a fit that does, the decision reads this feature.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from core.text import words
-from core.tuning import ASK_KIND_BONUS, ASK_KIND_PENALTY
+from core.tuning import ASK_KIND_WEIGHT
 from statements.answer_units import Unit
 
 # What the question asks for, by its words (English and French, accents folded, lower case).
@@ -58,9 +58,9 @@ def kind_score(asked: str, unit: Unit) -> float:
         return 0.0
     text = " ".join(words(unit.text))
     if asked == "quantity":
-        return ASK_KIND_BONUS if _NUMBER_RE.search(text) else -ASK_KIND_PENALTY
+        return ASK_KIND_WEIGHT if _NUMBER_RE.search(text) else -ASK_KIND_WEIGHT
     if asked == "who":
-        return ASK_KIND_BONUS if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
+        return ASK_KIND_WEIGHT if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
     if asked == "where":
-        return ASK_KIND_BONUS if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
+        return ASK_KIND_WEIGHT if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
     return 0.0

@@ -16,9 +16,6 @@ from typing import Final
 # Extra weight of a query word found in a chunk's title or heading path (tsvector weights A/B):
 # where a handbook says what a section is about.
 KEYWORD_TITLE_BONUS: Final = 0.5
-# How much term frequency (ts_rank, capped at one) may reorder chunks holding the same words: a
-# tie-break, never enough to pass a chunk that holds a rarer word.
-KEYWORD_TIE_BREAK: Final = 0.1
 # When the fitted query decision is not confident on meaning, the words must carry the match: a
 # keyword hit then holds this share of the query words' IDF. The fit's calibration handbook is too
 # small to learn it (most queries lack a word there that a real handbook holds).

@@ -8,7 +8,7 @@ from typing import Any
 
 from core.db_router import read_connection
 from core.languages import ALL_STOPWORDS
-from core.tuning import KEYWORD_TIE_BREAK, KEYWORD_TITLE_BONUS
+from core.tuning import KEYWORD_TITLE_BONUS
 from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
 from search.retrieval.query import ParsedQuery, parse_query, tsquery_text
 from search.retrieval.query_translation import query_translations
@@ -26,7 +26,7 @@ PAGES_WAY_IN_MAX_SHARE = 0.2
 PAGES_WAY_IN_MAX_CHUNKS = 30_000  # …and not too many chunks: past it the page_id index costs more than it saves
 
 # Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
-RERANK_DEPTH = 300  # keyword candidates re-ranked with ts_rank (term frequency) as a tie-breaker…
+RERANK_DEPTH = 300  # keyword candidates whose ties of score ts_rank (term frequency) may break
 # A keyword hit holds this share of the query words' IDF (none: any one word). And when even the nearest
 # chunk is not clearly close in meaning by the model's fitted decision (search/decisions/query.py), the
 # words must carry the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable
@@ -207,15 +207,15 @@ def _one_list(partitions: list[Partition], least: float, depth: int, words: str)
                  ) scored WHERE coverage >= %s ORDER BY score DESC, id LIMIT %s)"""
         )
         params += [*scored_params, _at_least(least), RERANK_DEPTH]
-    # ts_rank (term frequency) only breaks ties, and it reads every row it ranks: a row whose score
-    # is more than KEYWORD_TIE_BREAK below the depth-th best cannot reach the list, so it is not ranked.
+    # ts_rank (term frequency) only breaks ties of score, and it reads every row it ranks: a row below
+    # the depth-th best score cannot reach the list, so it is not ranked.
     sql = f"""
         WITH hits AS MATERIALIZED ({" UNION ALL ".join(selects)}),
         cut AS (SELECT score FROM hits ORDER BY score DESC OFFSET %s LIMIT 1)
-        SELECT id, page_id, coverage, score + CASE
-                WHEN score + {KEYWORD_TIE_BREAK} >= COALESCE((SELECT score FROM cut), 0)
-                THEN {KEYWORD_TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS final
-        FROM hits ORDER BY final DESC, id LIMIT %s
+        SELECT id, page_id, coverage FROM hits
+        ORDER BY score DESC, CASE WHEN score >= COALESCE((SELECT score FROM cut), 0)
+                 THEN ts_rank(search_vector, to_tsquery(cfg, %s), 1) ELSE 0 END DESC, id
+        LIMIT %s
     """  # noqa: S608 - composed from our own SQL; every value is a parameter
     return sql, [*params, max(depth - 1, 0), words, depth]
 
@@ -249,12 +249,10 @@ def _several_lists(
     cuts = ", ".join(
         f"cut{k} AS (SELECT score FROM hits WHERE in{k} ORDER BY score DESC OFFSET %s LIMIT 1)" for k in levels
     )
-    near = ", ".join(
-        f"in{k} AND score + {KEYWORD_TIE_BREAK} >= COALESCE((SELECT score FROM cut{k}), 0) AS near{k}" for k in levels
-    )
+    near = ", ".join(f"in{k} AND score >= COALESCE((SELECT score FROM cut{k}), 0) AS near{k}" for k in levels)
     ranks = ", ".join(
         f"CASE WHEN in{k} THEN row_number() OVER (PARTITION BY in{k}"
-        f" ORDER BY score + CASE WHEN near{k} THEN tie ELSE 0 END DESC, id) END AS rank{k}"
+        f" ORDER BY score DESC, CASE WHEN near{k} THEN tie ELSE 0 END DESC, id) END AS rank{k}"
         for k in levels
     )
     sql = f"""
@@ -263,7 +261,7 @@ def _several_lists(
         tied AS MATERIALIZED (
             SELECT id, page_id, coverage, score, {", ".join(f"in{k}, near{k}" for k in levels)},
                 CASE WHEN {" OR ".join(f"near{k}" for k in levels)}
-                THEN {KEYWORD_TIE_BREAK} * LEAST(ts_rank(search_vector, to_tsquery(cfg, %s), 1), 1) ELSE 0 END AS tie
+                THEN ts_rank(search_vector, to_tsquery(cfg, %s), 1) ELSE 0 END AS tie
             FROM (SELECT *, {near} FROM hits OFFSET 0) neared),
         ranked AS (SELECT id, page_id, coverage, {ranks} FROM tied)
         SELECT id, page_id, coverage, {", ".join(f"rank{k}" for k in levels)} FROM ranked

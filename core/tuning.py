@@ -50,9 +50,7 @@ ASK_KIND_WEIGHT: Final = 0.25
 # answer only when some unit holds more than this prior.
 ASK_RANK_PRIOR: Final = 0.15
 
-# --- Text shapes (statements/answer_units.py, summaries/extractive.py) ---
+# --- Text shapes (statements/answer_units.py) ---
 
 # A line made mostly of link text is navigation, not a statement to quote.
 NAVIGATION_LINK_SHARE: Final = 0.6
-# Jaccard overlap of content words above which two summary sentences say the same thing.
-SUMMARY_MAX_OVERLAP: Final = 0.6

@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from core.text import content_words, split_sentences, words
-from core.tuning import SUMMARY_MAX_OVERLAP
 from statements.answer_units import Unit, page_units
 
 __all__ = ["Candidate", "ExtractiveSummary", "Pool", "candidate_pool", "summarise_extractive", "summary_from_pool"]
@@ -118,20 +117,14 @@ def _target_count(n_candidates: int, page_words: int, max_sentences: int | None)
     return min(n_candidates, 3 if page_words > LONG_PAGE_WORDS else 2)
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)
-
-
 def _rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
-    """Best-scoring candidates, skipping near-duplicates of those already taken."""
+    """Best-scoring candidates, skipping any that states no word those already taken do not."""
     ordered = sorted(candidates, key=lambda c: (-c.score, c.index))
     picked: list[Candidate] = []
     for cand in ordered:
         if len(picked) >= limit:
             break
-        if any(_jaccard(cand.terms, p.terms) > SUMMARY_MAX_OVERLAP for p in picked):
+        if picked and cand.terms <= frozenset().union(*(p.terms for p in picked)):
             continue
         picked.append(cand)
     if len(picked) < limit:  # only duplicates left: better than nothing

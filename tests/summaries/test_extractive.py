@@ -176,3 +176,21 @@ def test_sentence_length_limits() -> None:
     summary = summarise_extractive(page, language="en")
     assert too_long not in summary.sentences
     assert len(summary.sentences) == 2
+
+
+def test_a_sentence_that_says_nothing_new_is_not_quoted_again() -> None:
+    """The same statement twice (its words in another order) is quoted once, as Ask quotes a further
+    unit only when it states something the quotes before it do not; a sentence adding a word stays."""
+    text = (
+        "Expense reports must be filed within thirty days. "
+        "Within thirty days, expense reports must be filed. "
+        "Receipts for expense reports are scanned within thirty days by the traveller. "
+        "Managers approve expense reports every Friday before payment."
+    )
+    summary = summarise_extractive(text, language="en", max_sentences=3)
+    assert len(summary.sentences) == 3
+    repeated = {
+        "Expense reports must be filed within thirty days.",
+        "Within thirty days, expense reports must be filed.",
+    }
+    assert len(repeated & set(summary.sentences)) == 1

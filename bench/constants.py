@@ -145,6 +145,14 @@ def main() -> dict[str, Any]:
     docstrings = [d for p in _sources(PRODUCT) for d in figure_docstrings(p)]
     per_package = Counter(c["file"].split("/")[0] for c in listed)
     hand_set = constants(TUNING)
+    # Weights of the other product packages (core/tuning.py aside): each is a presentation rule or a cost bound.
+    other = [
+        c
+        for p in _sources(tuple(pkg for pkg in PRODUCT if pkg not in PACKAGES))
+        if p != TUNING
+        for c in constants(p)
+        if c["sort"] == "weight"
+    ]
     result = {
         "command": ".venv/bin/python -m bench.constants",
         "packages": list(PACKAGES),
@@ -157,6 +165,7 @@ def main() -> dict[str, Any]:
         "hand_set": len(hand_set),
         "hand_set_without_why": sum(not c["why"] for c in hand_set),
         "hand_set_names": [c["name"] for c in hand_set],
+        "weights_in_other_packages": [f"{c['file']}:{c['name']}" for c in other],
         "comment_packages": list(PRODUCT),
         "comments_with_number": len(comments),
         "comments_with_figure": sum(c["figure"] for c in comments),

@@ -18,6 +18,7 @@ from typing import Any
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
 from core import languages
+from core.tuning import LANGID_MIN_CONFIDENCE
 
 __all__ = [
     "STOPWORDS",
@@ -269,9 +270,6 @@ _LETTERS_RE = re.compile(r"[^\W\d_]{2,}")
 # Only the first few kilobytes matter to tell English from French, and
 # capping keeps detection cheap on long pages.
 _MAX_DETECT_CHARS = 4000
-# Below this normalised probability py3langid is guessing: words shared by English and French
-# ("badge", "restaurant", "VPN") land just under it, split between the two.
-_LANGID_MIN_CONFIDENCE = 0.7
 
 _identifier_lock = threading.Lock()
 _base_identifier: Any = None
@@ -345,7 +343,7 @@ def detect_language(text: str, default: str = languages.DEFAULT.code, choices: S
         # Acronyms ("VPN", "SSO", "RH") carry no language evidence.
         return default if best == second else best_lang
     lang, confidence = _identifier_for(choices).classify(text)
-    if lang in choices and confidence >= _LANGID_MIN_CONFIDENCE:
+    if lang in choices and confidence >= LANGID_MIN_CONFIDENCE:
         return str(lang)
     if best > second:
         return best_lang  # weak heuristic lean beats a coin toss

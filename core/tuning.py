@@ -50,6 +50,13 @@ ASK_KIND_WEIGHT: Final = 0.25
 # answer only when some unit holds more than this prior.
 ASK_RANK_PRIOR: Final = 0.15
 
+# --- Language (core/text.py) ---
+
+# Below this normalised probability py3langid is guessing: words shared by English and French
+# ("badge", "restaurant", "VPN") land just under it, split between the two; the text's stop words
+# and accents decide instead.
+LANGID_MIN_CONFIDENCE: Final = 0.7
+
 # --- Text shapes (statements/answer_units.py) ---
 
 # A line made mostly of link text is navigation, not a statement to quote.

@@ -148,7 +148,7 @@ def main() -> dict[str, Any]:
     # Weights of the other product packages (core/tuning.py aside): each is a presentation rule or a cost bound.
     other = [
         c
-        for p in _sources(tuple(pkg for pkg in PRODUCT if pkg not in PACKAGES))
+        for p in _sources(("core", "handbook", "api", "accounts", "comments"))
         if p != TUNING
         for c in constants(p)
         if c["sort"] == "weight"

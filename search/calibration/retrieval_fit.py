@@ -36,13 +36,13 @@ GRID = tuple(round(0.1 * i, 1) for i in range(11))  # α and the weight alike: n
 FOLDS = 5  # the held-out score: each fifth of the passages scored by the pair the rest chose
 
 
-def _ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, each passage's rank (1 = first) and the passages best first; a tie goes to the
-    passage listed first, as the lists break ties by chunk id."""
+def _ranks(scores: np.ndarray) -> np.ndarray:
+    """Per row, each passage's rank (1 = first); a tie goes to the passage listed first, as the lists
+    break ties by chunk id."""
     order = np.argsort(-scores, axis=1, kind="stable")
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(1, scores.shape[1] + 1)[None, :].repeat(len(scores), 0), axis=1)
-    return ranks, order
+    return ranks
 
 
 def _share(ranks: np.ndarray, weight: float | np.ndarray = 1.0) -> np.ndarray:
@@ -75,7 +75,7 @@ class _Asked:
         self.means = {lang: m for lang, m in handbook.means.items() if counts[lang] >= MIN_CHUNKS_PER_LANGUAGE}
         self.detected = [detect_language(text) for text in self.texts]  # as retrieval centres by it
         self.handbook = handbook
-        self.plain = _ranks(self.vectors @ handbook.vectors.T)[0]
+        self.plain = _ranks(self.vectors @ handbook.vectors.T)
 
     def reciprocal_ranks(self, centring: float) -> np.ndarray:
         """(weights of the grid, questions): each question's reciprocal rank per plain-list weight."""
@@ -89,7 +89,7 @@ class _Asked:
         query_means = np.stack([self.means.get(lang, np.zeros_like(h.vectors[0])) for lang in self.detected])
         moved = self.vectors - centring * query_means
         scores = np.where(listed[None, :], moved @ (h.vectors - centring * passage_means).T, -np.inf)
-        ranks = _ranks(scores)[0]
+        ranks = _ranks(scores)
         ranks = np.where(listed[None, :], ranks, LEG_DEPTH + 1)
         rows = []
         for weight in GRID:

@@ -58,7 +58,7 @@ from search.decisions.policy import Decision
 from search.models import AskLog
 from search.retrieval import parallel
 from search.retrieval.hits import Retrieval
-from search.retrieval.query import QueryError, clean_query
+from search.retrieval.query import ParsedQuery, QueryError, clean_query, parse_query
 from search.retrieval.query_translation import request_translations
 from search.verified.services import verified_for_asker
 
@@ -196,6 +196,7 @@ class Asked:
     text: str
     language: str
     user: Any
+    query: ParsedQuery | str  # parsed once, for retrieval; the text when it does not parse
 
 
 @dataclass(frozen=True)
@@ -220,12 +221,16 @@ def parse(question: str, user: Any, *, rate_limit: bool = True) -> Asked:
     text = validate_question(question)
     if rate_limit:
         check_rate_limit(user)
-    return Asked(text, detect_language(text), user)
+    try:
+        query: ParsedQuery | str = parse_query(text)
+    except QueryError:
+        query = text  # retrieval says why, as it would for a search
+    return Asked(text, detect_language(text), user, query)
 
 
 def find(asked: Asked) -> Found:
     """The passages through the one permission-filtered retrieval; which model serves is read once, by it."""
-    retrieval, passages = passages_for(asked.text, asked.user)
+    retrieval, passages = passages_for(asked.query, asked.user, language=asked.language)
     embedder = embedder_for(passages, retrieval.embedder)
     # Every passage carries retrieval's vector of the question (search/ask/passages.py): not embedded again.
     if embedder is None:

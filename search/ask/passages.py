@@ -9,6 +9,7 @@ from search.embedding.model_switch import query_embedder
 from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
+from search.retrieval.query import ParsedQuery
 from search.retrieval.twins import twin_pairs, twins_to_drop
 
 MAX_PASSAGES = 10  # passages one answer may use: bounds the LLM prompt and the units scored (bench.ask)
@@ -62,9 +63,12 @@ def embedder_for(passages: list[Passage], known: Any = None) -> Any:
     return known if known is not None else query_embedder()
 
 
-def passages_for(question: str, user: Any, retrieval: Retrieval | None = None) -> tuple[Retrieval, list[Passage]]:
-    """Retrieve through the one permission-filtered path and pick bounded passages."""
-    retrieval = retrieval or retrieve(question, user)
+def passages_for(
+    question: str | ParsedQuery, user: Any, retrieval: Retrieval | None = None, language: str | None = None
+) -> tuple[Retrieval, list[Passage]]:
+    """Retrieve through the one permission-filtered path and pick bounded passages (``language``: the
+    question's, when already detected)."""
+    retrieval = retrieval or retrieve(question, user, language=language)
     picked: list[tuple[int, Any]] = []
     for rank, page_hit in enumerate(retrieval.pages):
         for hit in page_hit.chunks[: FIRST_PAGE_CHUNKS if rank == 0 else MAX_CHUNKS_PER_PAGE]:

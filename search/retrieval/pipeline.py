@@ -155,14 +155,17 @@ def retrieve(
     use_keywords: bool = True,
     cross_language: bool = True,
     depth: int = LEG_DEPTH,
+    language: str | None = None,
 ) -> Retrieval:
     """The one query path: parse (unless given parsed), run the lists over visible pages, decide
-    whether the query means something here, fuse."""
+    whether the query means something here, fuse. ``language``: the query's, when its caller has
+    detected it already (Ask)."""
     filters = filters or Filters()
     timings: dict[str, float] = {}
     started = time.perf_counter()
     parsed = text if isinstance(text, ParsedQuery) else parse_query(text)
-    language = detect_language(parsed.raw) if parsed.raw else languages.DEFAULT.code
+    if language is None:
+        language = detect_language(parsed.raw) if parsed.raw else languages.DEFAULT.code
     timings["parse"] = time.perf_counter() - started
     if parsed.is_empty:
         return Retrieval(parsed, [], language, timings)

@@ -30,6 +30,13 @@ through Django or a library still counts from the product module that called the
   entered: the path had gone on elsewhere and comes back to it. So ``returns = stops - modules``
   (``modules``: the distinct product modules the stops enter).
 
+A *hook* is a stop whose function the product installed for Django or a library to call, and which
+that library calls on the product's behalf: the frame right under it is the library's, not the
+product's (the database router under every ORM query, the cache client under every ``cache.get``,
+a signal receiver, a template tag). A *step* is a stop that is not a hook: the product's own code
+calling its own code, the path one follows reading it. ``steps``, ``step_returns`` and
+``step_modules`` count the steps alone, by the same definitions.
+
 Written to ``bench/results/call_trace.json`` with the sequence of stops, and printed as a table.
 """
 
@@ -118,6 +125,10 @@ class Trace:
     modules: int = 0
     crossings: int = 0
     seconds: float = 0.0
+    steps: int = 0
+    step_returns: int = 0
+    step_modules: int = 0
+    hooks: int = 0
     path: list[str] = field(default_factory=list)
 
 
@@ -128,7 +139,7 @@ class Tracer:
         self.root = root
         self.depth = 0  # frames of the root on the stack (it may recurse)
         self.stack: list[FrameType | None] = []  # the innermost product frame after each frame pushed
-        self.sites: dict[tuple[str, ...], None] = {}  # the stops, in the order first taken
+        self.sites: dict[tuple[str, ...], bool] = {}  # the stops, in the order first taken: whether a hook
         self.crossings = 0
 
     @staticmethod
@@ -150,7 +161,11 @@ class Tracer:
                 site = ("", "", "")
                 if caller is not None:
                     site = (here or "", caller.f_code.co_qualname, str(caller.f_lineno))
-                self.sites.setdefault((*site, module, frame.f_code.co_qualname), None)
+                below = frame.f_back
+                while below is not None and below.f_globals.get("__name__") in _TRANSPARENT:
+                    below = below.f_back  # a ``with`` on a product context manager is the product's own call
+                hook = caller is not None and below is not None and self._module(below) is None
+                self.sites.setdefault((*site, module, frame.f_code.co_qualname), hook)
             self.stack.append(frame if module is not None else caller)
         elif event == "return" and self.depth:
             if self.stack:
@@ -160,11 +175,32 @@ class Tracer:
 
     def result(self, name: str, seconds: float) -> Trace:
         entered = [site[3] for site in self.sites]
-        returns = sum(module in entered[:i] for i, module in enumerate(entered))
+        stepped = [site[3] for site, hook in self.sites.items() if not hook]
         path = [
-            f"{caller}.{function}:{line} -> {module}.{callee}" for caller, function, line, module, callee in self.sites
+            f"{caller}.{function}:{line} -> {module}.{callee}" + (" (hook)" if hook else "")
+            for (caller, function, line, module, callee), hook in self.sites.items()
         ]
-        return Trace(name, len(entered), returns, len(set(entered)), self.crossings, round(seconds, 3), path)
+        return Trace(
+            name,
+            len(entered),
+            _returns(entered),
+            len(set(entered)),
+            self.crossings,
+            round(seconds, 3),
+            steps=len(stepped),
+            step_returns=_returns(stepped),
+            step_modules=len(set(stepped)),
+            hooks=len(entered) - len(stepped),
+            path=path,
+        )
+
+
+_TRANSPARENT = frozenset({"contextlib", "functools"})
+
+
+def _returns(entered: list[str]) -> int:
+    """Stops into a module an earlier stop already entered."""
+    return sum(module in entered[:i] for i, module in enumerate(entered))
 
 
 def _reads_a_value(code: CodeType) -> bool:
@@ -232,6 +268,15 @@ def seed() -> Any:
     return common.bench_user("reader", ["staff"])
 
 
+def _forget_cached() -> None:
+    """Cold caches: an answer or a list a run before left under this database's key prefix is dropped."""
+    from django.core.cache import cache
+
+    client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+    for key in client.scan_iter(match=f"{cache.key_prefix}:*"):  # type: ignore[attr-defined]
+        client.delete(key)
+
+
 def run() -> list[Trace]:
     from django.test import Client
 
@@ -271,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     common._ensure_data_dir()
     _drop_database()
     common.setup(database=DATABASE)
+    _forget_cached()
     try:
         traces = run()
     finally:
@@ -282,9 +328,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     common.RESULTS.mkdir(parents=True, exist_ok=True)
     out = common.RESULTS / "call_trace.json"
     out.write_text(json.dumps([asdict(t) for t in traces], indent=2) + "\n", encoding="utf-8")
-    print(f"{'request':<18} {'stops':>6} {'returns':>8} {'modules':>8} {'crossings':>10} {'seconds':>8}")
+    header = ("request", "stops", "returns", "modules", "steps", "step ret.", "hooks", "crossings", "seconds")
+    print("{:<18} {:>6} {:>8} {:>8} {:>6} {:>9} {:>6} {:>10} {:>8}".format(*header))
     for t in traces:
-        print(f"{t.name:<18} {t.stops:>6} {t.returns:>8} {t.modules:>8} {t.crossings:>10} {t.seconds:>8.3f}")
+        row = (t.name, t.stops, t.returns, t.modules, t.steps, t.step_returns, t.hooks, t.crossings, t.seconds)
+        print("{:<18} {:>6} {:>8} {:>8} {:>6} {:>9} {:>6} {:>10} {:>8.3f}".format(*row))
     print(f"(written to {out.relative_to(common.ROOT)})")
 
 

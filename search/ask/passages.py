@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +12,10 @@ from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import ParsedQuery
+from search.retrieval.query_translation import query_translations
 from search.retrieval.twins import twin_pairs, twins_to_drop
+
+logger = logging.getLogger(__name__)
 
 MAX_PASSAGES = 10  # passages one answer may use: bounds the LLM prompt and the units scored (bench.ask)
 MAX_PASSAGE_CHARS = 1200  # of a chunk's text: one long chunk cannot fill the prompt alone
@@ -52,6 +57,10 @@ class Passage:
     # every person shares (its timing would tell who asked what).
     question_vector: list[float] | None = field(default=None, repr=False, compare=False)
     space_id: int = 0  # where the passage lives: the Ask log keeps the spaces a question reached
+    # The question in the passages' other languages, as retrieval translated it for this asker (from
+    # the words of pages they may read only): the quote choice matches a unit in another language
+    # through it. Empty when every passage is in the question's language.
+    question_translations: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 def embedder_for(passages: list[Passage], known: Any = None) -> Any:
@@ -100,6 +109,7 @@ def passages_for(
     languages = {pid: page.language for pid, page in pages.items()}
     dropped = twins_to_drop(order, twin_pairs(pages), languages, retrieval.query_language)
     passages: list[Passage] = []
+    translations = _translations(retrieval, user, {chunk.language for chunk in chunks.values()})
     for page_id, hit in picked:
         if page_id in dropped:
             continue
@@ -127,6 +137,26 @@ def passages_for(
                 keyword_rank=hit.keyword_rank,
                 question_vector=retrieval.query_vector,
                 space_id=page.space_id,
+                question_translations=translations,
             )
         )
     return retrieval, passages
+
+
+def _translations(retrieval: Retrieval, user: Any, passage_languages: set[str]) -> dict[str, str]:
+    """The question in the passages' other languages, read where retrieval's translated list left it
+    (the same reader, owner and cache)."""
+    if retrieval.reader is None or not passage_languages - {retrieval.query_language}:
+        return {}
+    try:
+        translations = query_translations(
+            retrieval.query.raw,
+            retrieval.query_language,
+            retrieval.embedder,
+            reader=retrieval.reader,
+            owner=getattr(user, "pk", None),
+        )
+    except Exception as exc:  # a translation is a bonus: the units are matched by their own words
+        logger.warning("question translation unavailable for quoting: %s", exc)
+        return {}
+    return {language: text for language, text in translations.items() if language in passage_languages}

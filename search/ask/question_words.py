@@ -4,14 +4,10 @@ words a unit names only to exclude them."""
 
 from __future__ import annotations
 
-import logging
 import re
 
 from core.text import content_words, prefix_stem, words
 from search.ask.passages import Passage
-from search.retrieval.query_translation import query_translations
-
-logger = logging.getLogger(__name__)
 
 
 def stems(tokens: list[str]) -> set[str]:
@@ -38,19 +34,12 @@ def names_asked(question: str) -> set[str]:
 
 
 def question_stems(question: str, language: str, passages: list[Passage]) -> dict[str, set[str]]:
-    """Question stems for units of each language: the question's own, plus its word translation."""
+    """Question stems for units of each language: the question's own, plus its translation as the
+    passages carry it (retrieval's, for this asker: ``search/ask/passages.py``)."""
     own = stems(content_words(question, language))
     found = {language: own}
+    translations = next((p.question_translations for p in passages if p.question_translations), {})
     for other in {p.language for p in passages} - {language}:
-        translated = translation(question, language, other)
+        translated = translations.get(other, "")
         found[other] = own | stems(content_words(translated, other)) if translated else own
     return found
-
-
-def translation(question: str, source: str, target: str) -> str:
-    """The question in ``target`` as retrieval translated it (cached there); "" when there is none."""
-    try:
-        return query_translations(question, source).get(target, "")
-    except Exception as exc:  # a translation is a bonus
-        logger.warning("question translation unavailable for quoting: %s", exc)
-        return ""

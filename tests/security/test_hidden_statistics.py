@@ -4,8 +4,8 @@ GIVEN a reader (bob) and pages he cannot read (a space of HR's, and a page of hi
 restricted to HR), WHEN those hidden pages gain or lose rare and common words, or appear and
 disappear, and every statistic is refreshed (IDF, language means, word-translation vocabulary),
 THEN every search path bob has — retrieval lists with their scores, the web page and its htmx
-fragment, the CLI's JSON, Ask's passages, the word translation, the term weights — gives
-exactly what it gave before. The same edits on a page bob *can* read do change his results
+fragment, the CLI's JSON, Ask's passages and how its quote choice weighs their units' words, the
+word translation, the term weights — gives exactly what it gave before. The same edits on a page bob *can* read do change his results
 (the observation is sensitive enough to see a leak).
 """
 
@@ -19,6 +19,8 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
+from core.text import detect_language
+from search.ask.extractive import candidates
 from search.ask.passages import passages_for
 from search.lexicon import word_translation as lexicon
 from search.retrieval import crosslang
@@ -117,6 +119,9 @@ def _observe(client, bob) -> dict:  # type: ignore[no-untyped-def]
             seen[f"translate:{source}:{q}"] = query_translations(q, source, reader=reader_of(bob), owner=bob.pk)
         _retrieval, passages = passages_for(q, bob, result)
         seen[f"passages:{q}"] = [(p.chunk_id, p.text, round(p.score, 12)) for p in passages]
+        # A unit in the other language matches the question's words through its word translation.
+        units = candidates(q, detect_language(q), passages)
+        seen[f"ask-words:{q}"] = [(c.unit.text, round(c.words, 12)) for c in units]
         cache.clear()
         seen[f"page:{q}"] = _strip_volatile(client.get("/search/", {"q": q}).content.decode())
         cache.clear()

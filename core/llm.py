@@ -91,10 +91,9 @@ def prepare() -> None:
 
 
 def _parse_json_object(content: str) -> dict[str, Any]:
+    # From the first brace to the last: some servers wrap JSON in a fence or a sentence despite being
+    # asked not to.
     text = content.strip()
-    if text.startswith("```"):  # some servers wrap JSON in a fence despite being asked not to
-        text = text.strip("`")
-        text = text[text.find("{") :] if "{" in text else text
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise _MalformedReply("reply is not a JSON object")

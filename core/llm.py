@@ -27,6 +27,7 @@ from functools import lru_cache, partial
 from typing import Any, TypeVar
 
 from django.conf import settings
+from pydantic import BaseModel, ValidationError
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -62,6 +63,7 @@ class _MalformedReply(LLMError):
 
 
 T = TypeVar("T")
+Reply = TypeVar("Reply", bound=BaseModel)
 
 # Which budget each kind of call draws on: interactive calls share the site-wide limit and the
 # asker's own; summaries (bulk imports, sweeps) have theirs, so they never starve Ask.
@@ -263,6 +265,16 @@ def chat_json(
             logger.warning("LLM reply malformed (attempt %d/%d): %s", attempt, attempts, exc)
             if attempt >= attempts:
                 raise LLMError(str(exc)) from None
+
+
+def parse_reply(model: type[Reply], reply: Any, what: str = "reply") -> Reply:
+    """``reply`` read as the pydantic ``model`` its caller asked for; a reply of another shape is an
+    ``LLMError`` ("wrong shape"), and the caller falls back rather than showing it."""
+    try:
+        return model.model_validate(reply)
+    except ValidationError as exc:
+        fields = ", ".join(sorted({str(error["loc"][0]) for error in exc.errors() if error["loc"]})) or "its type"
+        raise LLMError(f"{what} has the wrong shape ({fields})") from None
 
 
 def chat_stream(

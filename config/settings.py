@@ -339,7 +339,7 @@ AUTHENTICATION_BACKENDS = [
     "accounts.backends.LocalBackend" if LOCAL_LOGIN_ENABLED else "accounts.oidc.PermissionsOnlyBackend",
     "accounts.oidc.HandbookOIDCBackend",
 ]
-SESSION_ENGINE = "core.sessions"  # Django's database sessions, read in one prepared statement
+SESSION_ENGINE = "accounts.sessions"  # Django's database sessions, read in one prepared statement
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 1209600, minimum=60)
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", languages.DEFAULT.code)
 LANGUAGES = languages.CHOICES

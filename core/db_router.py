@@ -151,12 +151,6 @@ def replica_mark_down(alias: str) -> None:
         _health[alias] = (time.monotonic(), False)
 
 
-def replica_health_forget() -> None:
-    """Forget every check (tests, and after the configuration changed)."""
-    with _health_lock:
-        _health.clear()
-
-
 def replica_for_reads() -> str | None:
     """A usable replica, chosen at random among the usable ones, or None (read from the primary)."""
     usable = [alias for alias in replica_aliases() if replica_usable(alias)]
@@ -166,21 +160,17 @@ def replica_for_reads() -> str | None:
 # --- read-your-writes -----------------------------------------------------------------
 
 
-def _pin_key(user_id: int) -> str:
-    return f"db-pin:{user_id}"
-
-
 def pin_to_primary(user_id: int) -> None:
     """``user_id`` just wrote: their reads go to the primary for ``DATABASE_PIN_AFTER_WRITE_S``."""
     try:
-        cache.set(_pin_key(user_id), 1, timeout=settings.DATABASE_PIN_AFTER_WRITE_S)
+        cache.set(f"db-pin:{user_id}", 1, timeout=settings.DATABASE_PIN_AFTER_WRITE_S)
     except Exception as exc:  # cache down: nobody reads from a replica without the pin check either
         logger.warning("could not pin user %s to the primary: %s", user_id, exc)
 
 
 def pinned_to_primary(user_id: int) -> bool:
     try:
-        return bool(cache.get(_pin_key(user_id)))
+        return bool(cache.get(f"db-pin:{user_id}"))
     except Exception:  # cannot tell whether they just wrote: read from the primary
         return True
 
@@ -211,11 +201,9 @@ class ReplicaReadsMiddleware:
     def process_view(
         self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: Any, view_kwargs: Any
     ) -> HttpResponse | None:
-        if not replica_aliases() or request.resolver_match is None:
-            return None
-        if request.resolver_match.view_name not in REPLICA_VIEWS:
-            return None
-        if request.method not in _READ_METHODS and request.resolver_match.view_name != "ask":
+        view = request.resolver_match.view_name if request.resolver_match else None
+        reads_only = request.method in _READ_METHODS or view == "ask"  # Ask's POST only reads content
+        if not replica_aliases() or view not in REPLICA_VIEWS or not reads_only:
             return None
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated and pinned_to_primary(user.pk):

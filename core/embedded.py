@@ -85,36 +85,28 @@ def postgres_url() -> str:
         return server.get_uri(database=DATABASE_NAME)
 
 
-def postgres_settings() -> dict[str, str]:
-    """Server settings the embedded Postgres runs with (each needs a restart to change).
+def _ensure_settings(server) -> None:
+    """Set ``shared_buffers`` (ALTER SYSTEM) and restart once if the server runs with another size.
 
     initdb's default shared buffers hold less than the HNSW graphs of a large handbook:
     searches then copy index pages in from the OS cache on every query, measurably slower
     at the large scale of bench.search (docs/dev/benchmarks.md). Memory is only used as
     pages are read.
     """
-    return {"shared_buffers": os.environ.get("HANDBOOK_PG_SHARED_BUFFERS", "1GB")}
-
-
-def _ensure_settings(server) -> None:
-    """Write the wanted settings (ALTER SYSTEM) and restart once if the server runs with others."""
-    changed = False
+    value = os.environ.get("HANDBOOK_PG_SHARED_BUFFERS", "1GB")
     with psycopg.connect(server.get_uri(database="postgres"), autocommit=True) as conn:
-        for name, value in postgres_settings().items():
-            try:
-                row = conn.execute(
-                    "SELECT pg_size_bytes(current_setting(%s)) = pg_size_bytes(%s)", [name, value]
-                ).fetchone()
-            except psycopg.Error as exc:
-                raise EmbeddedServiceError(f"Postgres {name} = {value!r} is not a valid size: {exc}") from exc
-            if not (row and row[0]):
-                conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
-                changed = True
-    if changed:
-        # Only on the first start of a data dir (or after the variable changed): processes
-        # that wait for the URL hold the lock above, so none is connected yet.
-        server._stop()
-        server.ensure_postgres_running()
+        try:
+            query = "SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes(%s)"
+            row = conn.execute(query, [value]).fetchone()
+        except psycopg.Error as exc:
+            raise EmbeddedServiceError(f"Postgres shared_buffers = {value!r} is not a valid size: {exc}") from exc
+        if row and row[0]:
+            return
+        conn.execute(sql.SQL("ALTER SYSTEM SET shared_buffers = {}").format(sql.Literal(value)))
+    # Only on the first start of a data dir (or after the variable changed): processes
+    # that wait for the URL hold the lock above, so none is connected yet.
+    server._stop()
+    server.ensure_postgres_running()
 
 
 def _ensure_database(admin_url: str, name: str) -> None:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+N = TypeVar("N", int, float)
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -40,41 +43,31 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use true/false, 1/0, yes/no, on/off)")
 
 
-def _number(name: str, parse: type[int] | type[float], kind: str) -> int | float | None:
-    """The variable read with ``parse`` (None when unset or blank); a value it cannot read is refused."""
+def _number(name: str, default: N, parse: Callable[[str], N], kind: str, minimum: N | None, maximum: N | None) -> N:
+    """The variable read with ``parse`` (``default`` when unset or blank); a value it cannot read,
+    or out of bounds, is refused."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
-        return None
+        return default
     try:
         value = parse(raw.strip())
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name}={raw!r} is not {kind}") from exc
     if not math.isfinite(value):
         raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number")
-    return value
-
-
-def _bounded(name: str, value: float, minimum: float | None, maximum: float | None) -> None:
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} is below the minimum {minimum}")
     if maximum is not None and value > maximum:
         raise ImproperlyConfigured(f"{name}={value} is above the maximum {maximum}")
+    return value
 
 
 def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    value = _number(name, int, "an integer")
-    if value is None:
-        return default
-    _bounded(name, value, minimum, maximum)
-    return int(value)
+    return _number(name, default, int, "an integer", minimum, maximum)
 
 
 def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
-    value = _number(name, float, "a number")
-    if value is None:
-        return default
-    _bounded(name, value, minimum, None)
-    return float(value)
+    return _number(name, default, float, "a number", minimum, None)
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

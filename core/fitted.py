@@ -58,10 +58,6 @@ class FittedThing(models.Model):
         """The rows today's code reads: those written in its format."""
         return cls._default_manager.filter(format_version=cls.FORMAT)
 
-    @property
-    def embedding_model(self) -> str:
-        return str(getattr(self, "model", ""))
-
 
 _lock = threading.Lock()
 _copies: dict[tuple[str, str], tuple[float, int | None, Any]] = {}

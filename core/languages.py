@@ -95,7 +95,6 @@ FRENCH = Language(
 LANGUAGES: tuple[Language, ...] = (ENGLISH, FRENCH)
 DEFAULT = ENGLISH
 CODES: tuple[str, ...] = tuple(language.code for language in LANGUAGES)
-BY_CODE: dict[str, Language] = {language.code: language for language in LANGUAGES}
 CHOICES: list[tuple[str, str]] = [(language.code, language.native_name) for language in LANGUAGES]
 NAMES: dict[str, str] = {language.code: language.name for language in LANGUAGES}
 TEXT_SEARCH_CONFIGS: dict[str, str] = {language.code: language.text_search_config for language in LANGUAGES}

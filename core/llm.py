@@ -24,18 +24,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
+from pydantic import BaseModel, ValidationError
 from tenacity import (
     RetryCallState,
     Retrying,
     retry_if_exception,
-    retry_if_exception_type,
     stop_after_attempt,
+    stop_before_delay,
     wait_exponential,
 )
-from tenacity.stop import stop_base
 
 from core.ratelimit import allow
 
@@ -63,6 +63,7 @@ class _MalformedReply(LLMError):
 
 
 T = TypeVar("T")
+Reply = TypeVar("Reply", bound=BaseModel)
 
 # Which budget each kind of call draws on: interactive calls share the site-wide limit and the
 # asker's own; summaries (bulk imports, sweeps) have theirs, so they never starve Ask.
@@ -92,10 +93,9 @@ def prepare() -> None:
 
 
 def _parse_json_object(content: str) -> dict[str, Any]:
+    # From the first brace to the last: some servers wrap JSON in a fence or a sentence despite being
+    # asked not to.
     text = content.strip()
-    if text.startswith("```"):  # some servers wrap JSON in a fence despite being asked not to
-        text = text.strip("`")
-        text = text[text.find("{") :] if "{" in text else text
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise _MalformedReply("reply is not a JSON object")
@@ -208,7 +208,9 @@ def _create(
         retry=retry_if_exception(_is_transient),
         # 0.5, 1, 2, 4, 8, 8 ... s
         wait=wait_exponential(multiplier=0.5, exp_base=2, max=8.0),
-        stop=stop_after_attempt(retries + 1) | _NoRoomBeforeDeadline(deadline),
+        # No pause that would reach the deadline: the caller has given up by then, and nothing
+        # should keep calling on its behalf.
+        stop=stop_after_attempt(retries + 1) | stop_before_delay(deadline - time.monotonic()),
         before_sleep=_log_retry,
         reraise=True,  # the provider's error as mapped, not tenacity's RetryError
     )
@@ -219,17 +221,6 @@ def _is_transient(exc: BaseException) -> bool:
     """Worth another call: the provider was unreachable or overloaded. Not a timeout (the provider
     is slow, not flaky), not our own call limit (nothing was sent), not a refused request."""
     return isinstance(exc, LLMUnavailable) and not isinstance(exc, (LLMTimeout, LLMRateLimited))
-
-
-class _NoRoomBeforeDeadline(stop_base):
-    """Stop when the pause before the next call would reach ``deadline``: the caller has given up
-    by then, and nothing should keep calling on its behalf."""
-
-    def __init__(self, deadline: float) -> None:
-        self.deadline = deadline
-
-    def __call__(self, retry_state: RetryCallState) -> bool:
-        return time.monotonic() + retry_state.upcoming_sleep >= self.deadline
 
 
 def _log_retry(retry_state: RetryCallState) -> None:
@@ -261,28 +252,29 @@ def chat_json(
         "response_format": {"type": "json_object"},
     }
 
-    def ask() -> dict[str, Any]:
-        response = _create(request, purpose=purpose, user_id=user_id, deadline=deadline, max_retries=max_retries)
-        content = (response.choices[0].message.content or "") if response.choices else ""
-        return _parse_json_object(content)  # _MalformedReply: asked again
-
-    def log_malformed(retry_state: RetryCallState) -> None:
-        error = retry_state.outcome.exception() if retry_state.outcome else None
-        logger.warning("LLM reply malformed (attempt %d/%d): %s", retry_state.attempt_number, attempts, error)
-
-    def give_up(retry_state: RetryCallState) -> NoReturn:
-        error = retry_state.outcome.exception() if retry_state.outcome else None
-        raise LLMError(str(error))
-
     # Only malformed replies are asked again here; the provider's failures were retried, where
     # they could be, by _create and end the question.
-    retrying = Retrying(
-        retry=retry_if_exception_type(_MalformedReply),
-        stop=stop_after_attempt(attempts),
-        after=log_malformed,
-        retry_error_callback=give_up,
-    )
-    return retrying(ask)
+    attempt = 0
+    while True:
+        attempt += 1
+        response = _create(request, purpose=purpose, user_id=user_id, deadline=deadline, max_retries=max_retries)
+        content = (response.choices[0].message.content or "") if response.choices else ""
+        try:
+            return _parse_json_object(content)
+        except _MalformedReply as exc:
+            logger.warning("LLM reply malformed (attempt %d/%d): %s", attempt, attempts, exc)
+            if attempt >= attempts:
+                raise LLMError(str(exc)) from None
+
+
+def parse_reply(model: type[Reply], reply: Any, what: str = "reply") -> Reply:
+    """``reply`` read as the pydantic ``model`` its caller asked for; a reply of another shape is an
+    ``LLMError`` ("wrong shape"), and the caller falls back rather than showing it."""
+    try:
+        return model.model_validate(reply)
+    except ValidationError as exc:
+        fields = ", ".join(sorted({str(error["loc"][0]) for error in exc.errors() if error["loc"]})) or "its type"
+        raise LLMError(f"{what} has the wrong shape ({fields})") from None
 
 
 def chat_stream(
@@ -351,12 +343,10 @@ def _stream_events(
     first = True
     try:
         while True:
-            limit = deadline
-            if first and first_token_by is not None:
-                limit = first_token_by if deadline is None else min(first_token_by, deadline)
-            wait = None if limit is None else limit - time.monotonic()
+            limits = [t for t in (deadline, first_token_by if first else None) if t is not None]
+            wait = max(0.0, min(limits) - time.monotonic()) if limits else None
             try:  # what is already there is taken, even when the reader comes late
-                kind, value = events.get(timeout=None if wait is None else max(0.0, wait))
+                kind, value = events.get(timeout=wait)
             except queue.Empty:
                 raise LLMTimeout(
                     "LLM wrote nothing within the first-token time" if first else "LLM reply outlasted the time budget"

@@ -9,6 +9,7 @@ both languages and fall back gracefully for anything else.
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import threading
 import unicodedata
@@ -19,15 +20,6 @@ from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
 from core import languages
 from core.tuning import LANGID_MIN_CONFIDENCE
-
-__all__ = [
-    "STOPWORDS",
-    "content_words",
-    "detect_language",
-    "fold_accents",
-    "split_sentences",
-    "words",
-]
 
 # --------------------------------------------------------------------------
 # Accent folding
@@ -86,7 +78,6 @@ _LATIN_MARKS = re.compile("[\u0300-\u034e\u0350-\u036f]+")
 
 
 STOPWORDS = languages.STOPWORDS
-_ALL_STOPWORDS = languages.ALL_STOPWORDS
 
 # --------------------------------------------------------------------------
 # Tokenisation
@@ -110,7 +101,7 @@ def prefix_stem(word: str) -> str:
 
 def content_words(text: str, lang: str) -> list[str]:
     """Words minus the stop-words of ``lang`` (both lists if unknown), len >= 2."""
-    stop = STOPWORDS.get(lang, _ALL_STOPWORDS)
+    stop = STOPWORDS.get(lang, languages.ALL_STOPWORDS)
     return [w for w in words(text) if len(w) > 1 and w not in stop]
 
 
@@ -271,31 +262,25 @@ _LETTERS_RE = re.compile(r"[^\W\d_]{2,}")
 # capping keeps detection cheap on long pages.
 _MAX_DETECT_CHARS = 4000
 
-_identifier_lock = threading.Lock()
-_base_identifier: Any = None
-_identifiers: dict[tuple[str, ...], Any] = {}
+_model_lock = threading.Lock()
 
 
+@functools.cache
+def _model() -> Any:
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+@functools.cache
 def _identifier_for(choices: tuple[str, ...]) -> Any:
-    """A py3langid identifier restricted to ``choices``.
+    """A py3langid identifier restricted to ``choices`` (sorted, distinct).
 
     The model (slow to load) is loaded once; each restriction is a shallow
     copy whose ``set_languages`` slices the shared arrays, so concurrent
     callers with different ``choices`` never mutate each other's state.
     """
-    key = tuple(sorted(set(choices)))
-    identifier = _identifiers.get(key)
-    if identifier is not None:
-        return identifier
-    with _identifier_lock:
-        global _base_identifier
-        identifier = _identifiers.get(key)
-        if identifier is None:
-            if _base_identifier is None:
-                _base_identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-            identifier = copy.copy(_base_identifier)
-            identifier.set_languages(list(key))
-            _identifiers[key] = identifier
+    with _model_lock:  # one thread loads the model, the others wait for it
+        identifier = copy.copy(_model())
+    identifier.set_languages(list(choices))
     return identifier
 
 
@@ -342,7 +327,7 @@ def detect_language(text: str, default: str = languages.DEFAULT.code, choices: S
     if all(run.isupper() for run in letter_runs) and len(letter_runs) <= 3:
         # Acronyms ("VPN", "SSO", "RH") carry no language evidence.
         return default if best == second else best_lang
-    lang, confidence = _identifier_for(choices).classify(text)
+    lang, confidence = _identifier_for(tuple(sorted(set(choices)))).classify(text)
     if lang in choices and confidence >= LANGID_MIN_CONFIDENCE:
         return str(lang)
     if best > second:

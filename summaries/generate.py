@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from core.llm import LLMError, chat_json
-from core.llm_replies import SummaryReply, parse_reply
+from pydantic import BaseModel
+
+from core.llm import LLMError, chat_json, parse_reply
 from core.text import detect_language
 from statements.statement_check import Source, check_sentences
 
@@ -21,6 +22,13 @@ SYSTEM = (
     '{"summary": "<2-3 sentences in the language of the page>", '
     '"key_points": ["<short point>", ...]} with at most 5 key points.'
 )
+
+
+class SummaryReply(BaseModel):
+    """The model's reply, as SYSTEM asks for it."""
+
+    summary: str
+    key_points: list[str] = []
 
 
 @dataclass

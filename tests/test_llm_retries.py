@@ -89,3 +89,10 @@ def test_malformed_replies_are_given_up_on_after_the_attempts(provider, caplog):
     assert [r.getMessage().split(":")[0] for r in caplog.records] == [
         f"LLM reply malformed (attempt {n}/3)" for n in (1, 2, 3)
     ]
+
+
+def test_a_reply_wrapped_in_a_fence_or_a_sentence_is_read(provider):  # type: ignore[no-untyped-def]
+    provider.queue(Reply(content='```json\n{"ok": true}\n```'), Reply(content='Here: {"ok": {"nested": 1}}. Done.'))
+    assert chat_json(MESSAGES, purpose="summary") == {"ok": True}
+    assert chat_json(MESSAGES, purpose="summary") == {"ok": {"nested": 1}}
+    assert provider.chat_calls == 2  # neither was asked again

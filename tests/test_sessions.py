@@ -1,4 +1,4 @@
-"""core/sessions.py and accounts/backends.py: the session and its user read in prepared statements,
+"""accounts/sessions.py and accounts/backends.py: the session and its user read in prepared statements,
 with Django's answers (who is signed in, who is nobody)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.utils import timezone
 from accounts.backends import LocalBackend
 from accounts.oidc import HandbookOIDCBackend, PermissionsOnlyBackend
 from accounts.selectors import user_by_id
-from core.sessions import SessionStore
+from accounts.sessions import SessionStore
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 from django.utils.translation import gettext_lazy
+from pydantic import BaseModel
 
-from core.llm import LLMError
-from core.llm_replies import AnswerReply, parse_reply
+from core.llm import LLMError, parse_reply
 from search.ask.extractive import select_quotes
 from search.ask.passages import Passage, embedder_for
 from search.ask.replies import Answer, citation, no_answer
@@ -42,6 +42,13 @@ MARKER = STATEMENT_MARKER
 
 class UnsupportedAnswer(LLMError):
     """The model's answer states something its cited passages do not."""
+
+
+class AnswerReply(BaseModel):
+    """The reply Ask asks for (``search/ask/prompts.py``): the answer with [n] markers and the passages it cites."""
+
+    answer: str
+    sources: list[Any] = []  # numbers or passage ids; those that name no passage sent are dropped
 
 
 def grounded(reply: dict[str, Any], passages: list[Passage], question: str, language: str) -> Answer | None:

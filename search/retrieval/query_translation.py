@@ -34,10 +34,10 @@ from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from pydantic import BaseModel
 
 from core import languages
-from core.llm import LLMError, LLMRateLimited, chat_json, llm_configured
-from core.llm_replies import TranslationReply, parse_reply
+from core.llm import LLMError, LLMRateLimited, chat_json, llm_configured, parse_reply
 from core.queues import enqueue
 from core.text import detect_language
 from search.embedding.model_switch import query_embedder
@@ -53,6 +53,12 @@ RATE_LIMITED_TTL_S = 60  # the limits count per minute
 PENDING_TTL_S = 300  # one fetch per query at a time; a lost task frees its query after this
 FETCH_TIMEOUT_S = 15.0  # off the request, but a hung provider must not hold a worker for long
 MIN_WORDS = 2  # a single word is left to the word translation (search/lexicon): no LLM call for it
+
+
+class TranslationReply(BaseModel):
+    """The model's reply: the query translated."""
+
+    translation: str
 
 
 def translation_enabled() -> bool:

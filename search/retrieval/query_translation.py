@@ -43,6 +43,7 @@ from core.text import detect_language
 from search.embedding.model_switch import query_embedder
 from search.lexicon.word_translation import translate_words
 from search.retrieval.query import QueryError, parse_query
+from search.statistics.scopes import Reader
 
 logger = logging.getLogger(__name__)
 
@@ -65,13 +66,12 @@ def translation_enabled() -> bool:
     return llm_configured() and settings.SEARCH_TRANSLATE_QUERIES
 
 
-def query_translations(
-    text: str, source: str, embedder: Any = None, *, reader: Any = None, owner: Any = None
-) -> dict[str, str]:
+def query_translations(text: str, source: str, embedder: Any = None, *, reader: Reader, owner: Any) -> dict[str, str]:
     """The query in each other handbook language it could be translated into: {language: text}.
 
     ``embedder``: the serving query embedder, if the caller already has it (word translation).
-    ``reader``/``owner``: whose readable words the word translation may use, and whose cache.
+    ``reader``/``owner``: whose readable words the word translation may use, and whose cache; a
+    caller always says, so no translation draws on words its reader may not read.
     """
     translations: dict[str, str] = {}
     for target in LANGUAGE_NAMES:
@@ -85,15 +85,11 @@ def query_translations(
     return translations
 
 
-def _word_translation(
-    text: str, source: str, target: str, embedder: Any = None, *, reader: Any = None, owner: Any = None
-) -> str | None:
+def _word_translation(text: str, source: str, target: str, embedder: Any, *, reader: Reader, owner: Any) -> str | None:
     embedder = embedder or query_embedder()
     if embedder is None:
         return None
     try:
-        if reader is None:
-            return translate_words(text, source, target, embedder, owner=owner)
         return translate_words(text, source, target, embedder, reader, owner=owner)
     except Exception as exc:  # translation is a bonus: search goes on without it
         logger.warning("word translation failed: %s", exc)

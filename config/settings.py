@@ -16,8 +16,8 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
 from accounts.config import check_oidc_settings, parse_group_map
+from config.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
 from core import languages
-from core.env import env_bool, env_float, env_int, env_list, env_str, env_url, secret_key_weakness
 from core.queues import BULK, INTERACTIVE
 
 BASE_DIR = Path(__file__).resolve().parent.parent

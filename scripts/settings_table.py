@@ -1,7 +1,7 @@
 """The settings table of the documentation, generated from the code that reads the environment.
 
 Every environment variable the handbook reads is read in ``config/`` or an app, through the typed
-helpers of ``core/env.py`` (``env_int("NAME", default, minimum=…)``…) or ``os.environ.get``. This
+helpers of ``config/env.py`` (``env_int("NAME", default, minimum=…)``…) or ``os.environ.get``. This
 module finds those reads in the source (``ast``: nothing is imported or run), takes each variable's
 kind, bounds and default from them, and its description from ``docs/admin/settings.yml``, the one
 home of the descriptions. It refuses a variable the code reads that the file does not describe, and

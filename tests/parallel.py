@@ -10,7 +10,7 @@ directory of its own, and hands both to the worker through its environment:
 - ``HANDBOOK_DATA_DIR``: core.embedded finds (and restarts) that worker's Redis there, and
   attachments written outside a test's ``tmp_path`` land there too;
 - ``REDIS_URL_FILE``: the settings read the URL from it, and it wins over ``REDIS_URL``
-  (core/env.py). A file, because execnet's worker specification cannot carry a ``//``.
+  (config/env.py). A file, because execnet's worker specification cannot carry a ``//``.
 
 Two more are the same for every worker:
 

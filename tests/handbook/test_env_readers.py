@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from core.env import env_bool, env_float, env_int, env_list, env_str, env_url
+from config.env import env_bool, env_float, env_int, env_list, env_str, env_url
 
 NAME = "HANDBOOK_TEST_VALUE"
 

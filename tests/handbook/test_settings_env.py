@@ -162,7 +162,7 @@ def test_check_deploy_has_no_warnings_in_production(trust):  # type: ignore[no-u
     ],
 )
 def test_secret_key_weakness(key, weakness):  # type: ignore[no-untyped-def]
-    from core.env import secret_key_weakness
+    from config.env import secret_key_weakness
 
     found = secret_key_weakness(key, known=(DEV_KEY,))
     assert (weakness in found) if weakness else found == ""

@@ -20,6 +20,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 
 from core.text import detect_language
+from search.ask.answers import answer_question
 from search.ask.extractive import candidates
 from search.ask.passages import passages_for
 from search.lexicon import word_translation as lexicon
@@ -122,6 +123,10 @@ def _observe(client, bob) -> dict:  # type: ignore[no-untyped-def]
         # A unit in the other language matches the question's words through its word translation.
         units = candidates(q, detect_language(q), passages)
         seen[f"ask-words:{q}"] = [(c.unit.text, round(c.words, 12)) for c in units]
+        cache.clear()
+        answer = answer_question(user=bob, question=q, log=False, rate_limit=False)
+        probability = None if answer.probability is None else round(answer.probability, 12)
+        seen[f"ask:{q}"] = (answer.as_json(), answer.confidence, probability)
         cache.clear()
         seen[f"page:{q}"] = _strip_volatile(client.get("/search/", {"q": q}).content.decode())
         cache.clear()

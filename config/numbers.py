@@ -131,7 +131,7 @@ AS_YOU_TYPE_SEQUENCE_SECONDS: Final = 120  # a session's latest keystroke number
 
 # search/retrieval/keyword.py
 
-# matches ranked at most (each is a heap row read); candidates: the rarest words first
+# Matches ranked at most (each is a heap row read); candidates: the rarest words first
 KEYWORD_CANDIDATE_CAP: Final = 1000
 # The word-translated query's pass: half the candidates. Its words are guesses; on dev-crosslang,
 # translated questions measured equal or better at this cap, lower at a smaller one (bench.search).
@@ -157,7 +157,7 @@ STATISTICS_REFRESH_DEBOUNCE_S: Final = 60  # a bulk edit or import recounts a sc
 
 # search/retrieval/vector.py
 
-# this few visible chunks: exact search, cheap at this size, whatever the share
+# This few visible chunks: exact search, cheap at this size, whatever the share
 EXACT_SCAN_ALWAYS_CHUNKS: Final = 10_000
 EXACT_SCAN_MAX_SHARE: Final = 0.2  # a filter this selective loses HNSW recall: exact search…
 EXACT_SCAN_MAX_CHUNKS: Final = 30_000  # …unless the visible set is this large
@@ -189,7 +189,7 @@ LEG_DEPTH: Final = 100  # chunks each leg contributes to fusion
 
 # search/retrieval/parallel.py
 
-# + the calling thread: a search has up to five lists; more threads than cores only queue
+# Plus the calling thread: a search has up to five lists; more threads than cores only queue
 SEARCH_LIST_WORKERS: Final = 3
 
 # search/retrieval/crosslang.py
@@ -213,19 +213,19 @@ VISIBILITY_CACHED_SETS: Final = 32  # readers' page sets kept per process (a rea
 
 # search/retrieval/query_translation.py
 
-# a week: each translation is an LLM call; the key holds the model and the words
+# A week: each translation is an LLM call; the key holds the model and the words
 QUERY_TRANSLATION_TTL_S: Final = 7 * 24 * 3600
 QUERY_TRANSLATION_FAILURE_TTL_S: Final = 600  # a failed translation is not asked for again before this
 QUERY_TRANSLATION_RATE_LIMITED_TTL_S: Final = 60  # the limits count per minute
 QUERY_TRANSLATION_PENDING_TTL_S: Final = 300  # one fetch per query at a time; a lost task frees its query after this
 QUERY_TRANSLATION_TIMEOUT_S: Final = 15.0  # off the request, but a hung provider must not hold a worker for long
-# a single word is left to the word translation (search/lexicon): no LLM call for it
+# A single word is left to the word translation (search/lexicon): no LLM call for it
 QUERY_TRANSLATION_MIN_WORDS: Final = 2
 
 # search/lexicon/word_counts.py
 
 MAX_WORDS_PER_LANGUAGE: Final = 20_000  # the most frequent: bounds each web process's in-memory vector table
-# longer tokens are codes or glued words, not vocabulary; well inside LexiconWord.word
+# Longer tokens are codes or glued words, not vocabulary; well inside LexiconWord.word
 LEXICON_MAX_WORD_CHARS: Final = 40
 
 # search/lexicon/word_translation.py
@@ -320,12 +320,12 @@ RETRIEVAL_FIT_FOLDS: Final = 5  # the held-out score: each fifth of the passages
 # answer of a question it is not at most this often; a question on another page, almost never.
 MAX_OTHER_QUESTION_MATCHES: Final = 0.03  # same page, another question: a rare borrowed answer is tolerable
 MAX_OTHER_PAGE_MATCHES: Final = 0.001  # another page: a borrowed answer there is plainly wrong, so almost never
-# the nearest passages whose units the second look compares (as the answer fit)
+# The nearest passages whose units the second look compares (as the answer fit)
 SAME_QUESTION_FIT_PASSAGES_PER_QUESTION: Final = 5
 
 # search/calibration/statement_fit.py
 
-# the floors and offsets tried: a floor is a round value, not one sentence's own cosine
+# The floors and offsets tried: a floor is a round value, not one sentence's own cosine
 STATEMENT_FIT_GRID_STEP: Final = 0.005
 # The share of faithful paraphrases the floor must keep: a policy choice, not a fit. One in sixteen
 # may be refused by its cosine, as the bundled model's hand-set floor did before it was fitted: a
@@ -362,7 +362,7 @@ OTHER_LANGUAGE_LOOKAHEAD: Final = 30  # pages looked through for them
 MAX_QUOTES: Final = 3  # quotes in one answer: the answer, not every sentence that matches
 ASK_MAX_WORDS: Final = 80  # all quotes together: an answer, not a section
 ASK_MIN_WORDS: Final = 3  # shorter units are labels or fragments, not statements worth quoting
-# best units by words embedded per question: each cold one is an embedding (timed by bench.ask)
+# Best units by words embedded per question: each cold one is an embedding (timed by bench.ask)
 ASK_SHORTLIST: Final = 4
 ASK_SHORTLIST_OTHER_LANGUAGE: Final = 2  # more units embedded when words cannot be matched across languages
 ASK_UNITS_PER_PASSAGE: Final = 1  # and the best unit of every passage
@@ -521,7 +521,7 @@ SUMMARY_INPUT_CAP_CHARS: Final = 12_000
 ANSWER_UNITS_RULES_VERSION: Final = 4
 MAX_LEAD_WORDS: Final = 30  # a longer introduction is quoted as its own sentence, not before every item
 MAX_ITEM_WORDS: Final = 60  # a longer list item is split into sentences
-# revisions parsed per process: the pages in use stay warm, memory stays bounded
+# Revisions parsed per process: the pages in use stay warm, memory stays bounded
 ANSWER_UNITS_PAGE_CACHE_SIZE: Final = 512
 
 # statements/statement_check.py

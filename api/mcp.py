@@ -32,10 +32,11 @@ from accounts.models import PersonalToken
 from accounts.services import token_authenticate
 from api.auth import allow_call
 from api.views import page_json, readable_page_by_ref
+from config.numbers import SEARCH_MAX_LIMIT as MAX_LIMIT
 from core.ratelimit import allow, parse_rate
 from handbook.models import Page
 from search.ask.answers import AskError, answer_question, check_rate_limit
-from search.hit_list import MAX_LIMIT, search_json
+from search.hit_list import search_json
 
 _token: ContextVar[PersonalToken | None] = ContextVar("handbook_mcp_token", default=None)
 PAGE_LIST_LIMIT = 500

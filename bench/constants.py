@@ -8,13 +8,16 @@ than a time in seconds, a name ending in ``_S``) is a weight, share or threshold
 decides; a whole number is a count, limit, size or time. The fitted store's numbers are data, not
 source, so they are not counted here.
 
-The numbers chosen by hand that change what readers see live in one module, ``core/tuning.py``:
-they are listed apart (``hand_set``), each with its why.
+Every number the product code chooses lives in one typed module, ``config/numbers.py``: the main
+count (``constants``) is of those left beside their code in the packages above (none is the goal),
+and the module's own are counted apart (``in_numbers_module``), with those that lack a why. The
+numbers chosen by hand that change what readers see are the ones its ``CHOSEN_BY_HAND`` names: they
+are listed apart (``hand_set``), each with its why.
 
-Every comment of the product packages (those above, and core, handbook, api) that holds a digit is
-listed too, and counted apart when it reads like a measurement (a number with a unit of time, size or
-speed, a percentage, a ranking metric): figures belong in bench/results and the docs, not in code.
-Docstring lines that read like a figure are listed and counted the same way.
+Every comment of the product packages (those above, and core, handbook, api, and config/numbers.py)
+that holds a digit is listed too, and counted apart when it reads like a measurement (a number with a
+unit of time, size or speed, a percentage, a ranking metric): figures belong in bench/results and the
+docs, not in code. Docstring lines that read like a figure are listed and counted the same way.
 
     .venv/bin/python -m bench.constants   # writes bench/results/constants.json
 """
@@ -34,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("search", "summaries", "statements")
 PRODUCT = (*PACKAGES, "core", "handbook", "api")
 OUT = ROOT / "bench" / "results" / "constants.json"
-TUNING = ROOT / "core" / "tuning.py"
+NUMBERS = ROOT / "config" / "numbers.py"
 _NAME = re.compile(r"_?[A-Z][A-Z0-9_]*$")
 _DIGIT = re.compile(r"\d")
 _PRAGMA = re.compile(r"#\s*(noqa|type:\s*ignore|pragma)\b")
@@ -139,17 +142,28 @@ def _sources(packages: tuple[str, ...]) -> list[Path]:
     return sorted(p for package in packages for p in (ROOT / package).rglob("*.py") if "migrations" not in p.parts)
 
 
+def chosen_by_hand(path: Path) -> list[str]:
+    """The names ``CHOSEN_BY_HAND`` of ``path`` holds, read from the source."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        named = isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+        if named and node.target.id == "CHOSEN_BY_HAND" and node.value is not None:
+            return list(ast.literal_eval(node.value))
+    return []
+
+
 def main() -> dict[str, Any]:
     listed = [c for p in _sources(PACKAGES) for c in constants(p)]
-    comments = [c for p in _sources(PRODUCT) for c in numbered_comments(p)]
-    docstrings = [d for p in _sources(PRODUCT) for d in figure_docstrings(p)]
+    commented = [*_sources(PRODUCT), NUMBERS]
+    comments = [c for p in commented for c in numbered_comments(p)]
+    docstrings = [d for p in commented for d in figure_docstrings(p)]
     per_package = Counter(c["file"].split("/")[0] for c in listed)
-    hand_set = constants(TUNING)
-    # Weights of the other product packages (core/tuning.py aside): each is a presentation rule or a cost bound.
+    in_numbers = constants(NUMBERS)
+    by_hand = chosen_by_hand(NUMBERS)
+    hand_set = [c for c in in_numbers if c["name"] in by_hand]
+    # Weights of the other product packages: each is a presentation rule or a cost bound.
     other = [
         c
         for p in _sources(("core", "handbook", "api", "accounts", "comments"))
-        if p != TUNING
         for c in constants(p)
         if c["sort"] == "weight"
     ]
@@ -162,16 +176,23 @@ def main() -> dict[str, Any]:
         "without_why": sum(not c["why"] for c in listed),
         "number_in_comment": sum(c["number_in_comment"] for c in listed),
         "files": len({c["file"] for c in listed}),
+        "numbers_module": str(NUMBERS.relative_to(ROOT)),
+        "in_numbers_module": len(in_numbers),
+        "in_numbers_module_per_sort": dict(sorted(Counter(c["sort"] for c in in_numbers).items())),
+        "in_numbers_module_without_why": sum(not c["why"] for c in in_numbers),
+        "in_numbers_module_number_in_comment": sum(c["number_in_comment"] for c in in_numbers),
         "hand_set": len(hand_set),
         "hand_set_without_why": sum(not c["why"] for c in hand_set),
         "hand_set_names": [c["name"] for c in hand_set],
+        "hand_set_named_but_missing": sorted(set(by_hand) - {c["name"] for c in hand_set}),
         "weights_in_other_packages": [f"{c['file']}:{c['name']}" for c in other],
-        "comment_packages": list(PRODUCT),
+        "comment_packages": [*PRODUCT, str(NUMBERS.relative_to(ROOT))],
         "comments_with_number": len(comments),
         "comments_with_figure": sum(c["figure"] for c in comments),
         "docstring_lines_with_figure": len(docstrings),
         "listed": listed,
         "hand_set_listed": hand_set,
+        "numbers_module_listed": in_numbers,
         "numbered_comments": comments,
         "figure_docstrings": docstrings,
     }
@@ -182,5 +203,5 @@ def main() -> dict[str, Any]:
 
 if __name__ == "__main__":
     summary = main()
-    lists = ("listed", "hand_set_listed", "numbered_comments", "figure_docstrings")
+    lists = ("listed", "hand_set_listed", "numbers_module_listed", "numbered_comments", "figure_docstrings")
     print({k: v for k, v in summary.items() if k not in lists})

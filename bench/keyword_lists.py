@@ -59,8 +59,9 @@ def _median_ms(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, fl
 
 
 def measure(repeat: int, extra: int) -> dict[str, Any]:
-    from search.retrieval.hits import LEG_DEPTH, Filters
-    from search.retrieval.keyword import KEYWORD_MIN_COVERAGE, keyword_leg, keyword_lists
+    from config.numbers import KEYWORD_MIN_COVERAGE, LEG_DEPTH
+    from search.retrieval.hits import Filters
+    from search.retrieval.keyword import keyword_leg, keyword_lists
     from search.retrieval.pipeline import WORDS_ALONE
     from search.retrieval.query import parse_query
     from search.retrieval.visibility import visible_pages

@@ -880,9 +880,10 @@ def vector_recall(size: str, texts: Sequence[str], meta: dict[str, Any]) -> dict
     from django.db import connection
 
     from bench.common import visible_page_ids
+    from config.numbers import LEG_DEPTH
     from search.embedding.embedders import get_embedder
     from search.retrieval import vector as retrieval
-    from search.retrieval.hits import LEG_DEPTH, Filters
+    from search.retrieval.hits import Filters
     from search.retrieval.query_embedding import query_embedding
 
     embedder = get_embedder()

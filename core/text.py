@@ -18,8 +18,8 @@ from typing import Any
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
+from config.numbers import LANGID_MIN_CONFIDENCE
 from core import languages
-from core.tuning import LANGID_MIN_CONFIDENCE
 
 # --------------------------------------------------------------------------
 # Accent folding

@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from config.numbers import SUGGEST_BELOW
 from search.insights.logs import search_log_record, search_miss_record
 from search.retrieval.query_translation import request_translations
 from search.retrieval.suggest import did_you_mean
 from search.selectors import SearchOutcome
 from search.statistics.scopes import reader_of
-
-SUGGEST_BELOW = 3  # "Did you mean" is offered when a search finds fewer pages than this
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ import hashlib
 import socket
 from typing import Any
 
+from config.numbers import AS_YOU_TYPE_SEQUENCE_SECONDS as SEQUENCE_SECONDS
 from core.cache import default_cache
 
 LIGHT, PAUSE, SUBMITTED = "light", "pause", "submitted"
 BOX_ID = "q"  # the search box: its own requests are the light path
 PAUSE_ID = "q-pause"  # the element that sends the full list when typing pauses longer
-SEQUENCE_SECONDS = 120  # a session's latest keystroke number is kept this long after its last one
 
 
 def request_kind(*, htmx: bool, trigger: str | None, typing_path: bool) -> str:

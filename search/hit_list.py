@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils.translation import get_language
 
+from config.numbers import SEARCH_DEFAULT_LIMIT as DEFAULT_LIMIT
 from core import languages
 from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
@@ -18,8 +19,6 @@ from search.retrieval.query import parse_query
 from search.retrieval.snippet import highlight
 from search.retrieval.twins import collapse_twins, readable_twin_pairs
 
-DEFAULT_LIMIT = 10  # one page of results, as the search page shows them
-MAX_LIMIT = 100  # what one API or command call may ask for: bounds the ranking work of a single call
 MODES = ("hybrid", "keyword", "vector")
 
 

@@ -14,11 +14,10 @@ from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex, VectorField
 
+from config.numbers import HNSW_DIMENSIONS
 from core import languages
 from core.fitted import FittedThing
 from handbook.models import Page, Revision
-
-HNSW_DIMENSIONS = 384  # the dimension the HNSW indexes cover; other dimensions are searched exactly
 
 
 def _hnsw_index(name: str, condition: Q | None = None) -> HnswIndex:

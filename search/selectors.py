@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
+from config.numbers import MAX_PER_PAGE
 from core import languages
 from core.text import split_sentences
 from handbook.models import LANGUAGES
@@ -27,8 +28,6 @@ from search.retrieval.query import ParsedQuery, QueryError, parse_query
 from search.retrieval.snippet import highlight
 from search.retrieval.twins import collapse_twins, collapsed_count, twin_pairs
 from summaries.selectors import summaries_for_pages
-
-MAX_PER_PAGE = 50  # results a caller may ask for per page: bounds the snippets and summaries one request builds
 
 
 @dataclass

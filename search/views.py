@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from config.numbers import MAX_PAGE_NUMBER
 from core import languages
 from core.http import HtmxHttpRequest
 from core.ratelimit import allow
@@ -31,8 +32,6 @@ from search.insights.logs import search_click_record
 from search.retrieval.hits import Filters
 from search.retrieval.prefix import prefix_matches
 from search.selectors import run_search
-
-MAX_PAGE_NUMBER = 1000  # ?page= comes from the URL: clamped, so a crafted one cannot ask for any offset
 
 # A query that ends with "?" or starts with a word that opens a question in a handbook
 # language (core/languages.py) and has a few words gets an Ask panel.

@@ -31,21 +31,15 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from config.numbers import ANSWER_UNITS_PAGE_CACHE_SIZE as _PAGE_CACHE_SIZE
+from config.numbers import MAX_ITEM_WORDS, MAX_LEAD_WORDS, NAVIGATION_LINK_SHARE
 from core.text import split_sentences
-from core.tuning import NAVIGATION_LINK_SHARE
 from handbook.html_tables import has_table, split_tables
 from handbook.inline_html import is_markup, without_markup, without_typed_breaks
 from handbook.markdown import parse_tokens
 from handbook.models import Revision
 
 __all__ = ["Unit", "chunk_units", "page_units", "passage_units", "revision_units", "sentence_units"]
-
-# Bumped whenever the rule that cuts a page into units changes: stored unit vectors are marked with
-# it (``search/indexing/unit_vectors.py``), so the sweep stores the new units of every page once.
-RULES_VERSION = 4
-MAX_LEAD_WORDS = 30  # a longer introduction is quoted as its own sentence, not before every item
-MAX_ITEM_WORDS = 60  # a longer list item is split into sentences
-_PAGE_CACHE_SIZE = 512  # revisions parsed per process: the pages in use stay warm, memory stays bounded
 
 
 @dataclass(frozen=True)

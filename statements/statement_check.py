@@ -38,13 +38,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from config.numbers import FIGURES_NEAR, MIN_WORDS_TESTED
 from core.text import content_words, detect_language, fold_accents, prefix_stem, split_sentences
 
 MARKER = re.compile(r"\[(\d{1,2})\]")
-FIGURES_NEAR = 3  # a sentence's figures must be in one of the statements closest to it
-# A shorter sentence ("You get so many days") says too little for the words and meaning tests: its
-# figures and names decide.
-MIN_WORDS_TESTED = 4
 
 # A figure: a quantity standing alone, digits with thousands grouped by commas, dots or spaces
 # ("61,000", "61 000") or a decimal; not part of a code or a word ("E3", "v2", "3rd") nor an

@@ -13,20 +13,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from config.numbers import LONG_PAGE_WORDS, MAX_DIGEST_CELL_WORDS, MAX_DIGEST_ROWS, MAX_DIGEST_WORDS, MAX_KEY_POINTS
+from config.numbers import SUMMARY_MAX_WORDS as MAX_WORDS
+from config.numbers import SUMMARY_MIN_WORDS as MIN_WORDS
 from core.text import content_words, split_sentences, words
 from statements.answer_units import Unit, page_units
 
 __all__ = ["Candidate", "ExtractiveSummary", "Pool", "candidate_pool", "summarise_extractive", "summary_from_pool"]
 
-MIN_WORDS = 5  # shorter lines are labels or fragments, not statements worth quoting
-MAX_WORDS = 60  # longer sentences are run-ons or lists flattened by the parser; a summary stays short
-MAX_KEY_POINTS = 5  # a list a reader takes in at a glance
-# Pages longer than this (in words) get three sentences instead of two.
-LONG_PAGE_WORDS = 150
-# Key facts: each table whose cells hold numbers is kept as one digest ("Barème: Norvège … €; Suisse … €").
-MAX_DIGEST_ROWS = 12  # a digest is one line of a summary: a longer table is read on the page
-MAX_DIGEST_WORDS = 60  # as long as the longest sentence kept (MAX_WORDS)
-MAX_DIGEST_CELL_WORDS = 8  # a table with prose in its cells is not a table of figures
 _DIGIT_RE = re.compile(r"\d")
 
 # Leading list/quote markers are trimmed (the rest is still a verbatim

@@ -13,15 +13,12 @@ import numpy as np
 from django.utils import timezone
 from sklearn.linear_model import LogisticRegression
 
+from config.numbers import SUMMARY_MAX_FOLDS as MAX_FOLDS
+from config.numbers import SUMMARY_REGULARISATION_C as REGULARISATION_C
 from handbook.markdown import markdown_to_text
 from summaries.extractive import Pool, candidate_pool
 from summaries.features import FEATURES, candidate_hashes, pool_features
 from summaries.learnt import Scorer, chosen_hashes, f1
-
-# Inverse regularisation (scikit-learn's C): with a few hundred ticked sentences, larger weights chase
-# one editor's habits.
-REGULARISATION_C = 1.0
-MAX_FOLDS = 5  # cross-validation folds: each held-out fold keeps enough pages to score
 
 
 @dataclass

@@ -20,6 +20,7 @@ import logging
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
+from config.numbers import MIN_TICKED_PAGES
 from core.queues import BULK, enqueue
 from handbook.models import Page
 from handbook.permissions import pages_everyone_reads
@@ -30,9 +31,6 @@ from summaries.selectors import source_hash, summary_method
 
 logger = logging.getLogger(__name__)
 
-# Close to the pages the shipped weights were fitted on (see their fit report): fewer picks would let
-# a handful of pages, often one editor's taste, outweigh them.
-MIN_TICKED_PAGES = 20
 RULE = "picks on published pages every active account with a group may read"
 
 

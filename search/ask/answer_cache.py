@@ -11,16 +11,14 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from config.numbers import ANSWER_FORMAT_VERSION
+from config.numbers import ASK_CACHE_TTL_S as CACHE_TTL_S
 from handbook.models import Page
 from search.ask.passages import Passage
 from search.ask.replies import Answer, Citation
 from search.decisions.policy import Decision
 
 logger = logging.getLogger(__name__)
-
-CACHE_TTL_S = 3600  # an hour: a question asked again soon skips the LLM; the key holds the passages
-# Bump when answer building changes, so cached answers of the old logic are not served.
-ANSWER_FORMAT_VERSION = 5
 
 
 def cache_key(

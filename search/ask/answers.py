@@ -33,6 +33,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils.translation import gettext_lazy
 
+from config.numbers import ASK_MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
 from core.llm import (
     LLMError,
     LLMRateLimited,
@@ -64,7 +65,6 @@ from search.verified.services import verified_for_asker
 
 logger = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 2000  # a question, not a document: bounds what retrieval and the LLM prompt read
 
 # Why a question that had an LLM got the extractive answer: one reason, one message (UI language).
 FALLBACK_NOTICES = {

@@ -36,8 +36,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from config.numbers import ASK_KIND_WEIGHT, ASK_NAME_WEIGHT, ASK_OPENING_BONUS, ASK_RANK_PRIOR, MAX_QUOTES
+from config.numbers import ASK_MAX_WORDS as MAX_WORDS
+from config.numbers import ASK_MIN_WORDS as MIN_WORDS
+from config.numbers import ASK_SHORTLIST as SHORTLIST
+from config.numbers import ASK_SHORTLIST_OTHER_LANGUAGE as SHORTLIST_OTHER_LANGUAGE
+from config.numbers import ASK_UNITS_PER_PASSAGE as PER_PASSAGE
 from core.text import content_words
-from core.tuning import ASK_KIND_WEIGHT, ASK_NAME_WEIGHT, ASK_OPENING_BONUS, ASK_RANK_PRIOR
 from handbook.inline_html import without_markup
 from search.ask.asked_kind import asked_kind, kind_match
 from search.ask.fitted_kind import feature_kind, kind_score
@@ -53,12 +58,6 @@ from statements.answer_units import Unit, passage_units
 
 logger = logging.getLogger(__name__)
 
-MAX_QUOTES = 3  # quotes in one answer: the answer, not every sentence that matches
-MAX_WORDS = 80  # all quotes together: an answer, not a section
-MIN_WORDS = 3  # shorter units are labels or fragments, not statements worth quoting
-SHORTLIST = 4  # best units by words embedded per question: each cold one is an embedding (timed by bench.ask)
-SHORTLIST_OTHER_LANGUAGE = 2  # more units embedded when words cannot be matched across languages
-PER_PASSAGE = 1  # and the best unit of every passage
 # Extra quotes come only with a sure answer, and each is sure itself (search/decisions/answer.py).
 # Before them, the statement right after the best one, which often completes it ("Ils sont
 # référencés sur …"), is quoted when it is in the same section and sure too. Words only (no policy

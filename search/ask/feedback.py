@@ -12,10 +12,9 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from config.numbers import FEEDBACK_MAX_COMMENT_CHARS as MAX_COMMENT_CHARS
 from handbook.models import Space
 from search.models import AskLog
-
-MAX_COMMENT_CHARS = 2000  # a comment, not a document: bounds what one feedback row stores
 
 
 class FeedbackError(ValueError):

@@ -1,5 +1,5 @@
 """The ``kind`` feature the shipped answer decision reads: a number for a quantity question, a person
-or team for "who", a place or link for "where", each worth ``ASK_KIND_WEIGHT`` (``core/tuning.py``).
+or team for "who", a place or link for "where", each worth ``ASK_KIND_WEIGHT`` (``config/numbers.py``).
 
 The finer detection of the kind asked (``search/ask/asked_kind.py``: "when", "how much", "how many",
 "who") and its ``kind_match`` feature, fitted instead of this weight, were measured on the
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from config.numbers import ASK_KIND_WEIGHT
 from core.text import words
-from core.tuning import ASK_KIND_WEIGHT
 from statements.answer_units import Unit
 
 # What the question asks for, by its words (English and French, accents folded, lower case).

@@ -7,6 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from config.numbers import ASK_MAX_CHUNKS_PER_PAGE as MAX_CHUNKS_PER_PAGE
+from config.numbers import (
+    FIRST_PAGE_CHUNKS,
+    MAX_PASSAGE_CHARS,
+    MAX_PASSAGES,
+    OTHER_LANGUAGE_LOOKAHEAD,
+    OTHER_LANGUAGE_PAGES,
+)
 from search.embedding.model_switch import query_embedder
 from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
@@ -17,17 +25,6 @@ from search.retrieval.twins import twin_pairs, twins_to_drop
 
 logger = logging.getLogger(__name__)
 
-MAX_PASSAGES = 10  # passages one answer may use: bounds the LLM prompt and the units scored (bench.ask)
-MAX_PASSAGE_CHARS = 1200  # of a chunk's text: one long chunk cannot fill the prompt alone
-MAX_CHUNKS_PER_PAGE = 3  # from each page after the first: leaves room for other pages
-# The best page's chunks that state the answer are often not the ones that matched the question
-# best (a definition first, the figure two sections down): it gives more of them.
-FIRST_PAGE_CHUNKS = 5
-# A bilingual handbook often states a rule in one language only: the best pages written in another
-# language than the question's always get a passage (their best chunk), even when fusion ranks the
-# question's own language first, so an answer can quote the page that has it.
-OTHER_LANGUAGE_PAGES = 2
-OTHER_LANGUAGE_LOOKAHEAD = 30  # pages looked through for them
 # What a passage keeps of its chunk (and of the heads, their language): a chunk's vectors and its
 # revision's whole text are not read, for the up to forty chunks an Ask resolves.
 PASSAGE_FIELDS = ("anchor", "heading", "text", "language", "content_hash", "revision__number")

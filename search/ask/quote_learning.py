@@ -32,6 +32,7 @@ import numpy as np
 from django.db.models import F
 from sklearn.linear_model import LogisticRegression
 
+from config.numbers import QUOTE_REFIT_MIN_ANSWERS as MIN_ANSWERS
 from core import fitted
 from handbook.models import Page
 from handbook.permissions import pages_everyone_reads
@@ -46,9 +47,6 @@ from search.verified.wording import question_vector, unit_hash
 logger = logging.getLogger(__name__)
 
 FEATURES = ("shipped", "words", "kind", "similarity", "has_similarity", "opening", "early_in_section")
-# Below this many verified answers a refit is not trusted over the shipped ranker: each answer
-# is one question, and a handful of questions is one editor's habits, not the handbook's.
-MIN_ANSWERS = 20
 
 
 def features(c: Candidate) -> list[float]:

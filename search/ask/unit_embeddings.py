@@ -13,12 +13,11 @@ from collections.abc import Sequence
 
 from django.core.cache import cache
 
+from config.numbers import SENTENCE_CACHE_TTL_S
 from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
 
 logger = logging.getLogger(__name__)
-
-SENTENCE_CACHE_TTL_S = 7 * 24 * 3600  # a unit's vector never changes for a given model
 
 
 def unit_vectors(

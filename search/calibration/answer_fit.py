@@ -37,24 +37,21 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
+from config.numbers import ANSWER_FIT_PASSAGES_PER_QUESTION as PASSAGES_PER_QUESTION
+from config.numbers import QUERY_FIT_REGULARISATION as REGULARISATION
+from config.numbers import SURE_MIN_COVERAGE, SURE_PRECISION
 from core.text import detect_language
 from search.ask.asked_kind import HOW_MANY, HOW_MUCH, WHEN, WHO, asked_kind, holds
 from search.ask.extractive import Candidate, candidates
 from search.ask.passages import Passage
 from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
-from search.calibration.query_fit import REGULARISATION, CalibrationHandbook
+from search.calibration.query_fit import CalibrationHandbook
 from search.calibration.standardised import Standardised
 from search.decisions.answer import ANSWER, FEATURES, SURE
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
 from statements.answer_units import Unit
 
-PASSAGES_PER_QUESTION = 5  # the nearest passages a question's Ask is given here
-# A "sure" answer is shown as the answer, with no hedge: it must be right so nearly always that a
-# reader can act on it, while a wrong one now and then is why its source stays cited beside it.
-SURE_PRECISION = 0.9
-# The fallback's floor: a precision reached only on a handful of questions says nothing held out.
-SURE_MIN_COVERAGE = 0.05
 RIGHT_KINDS = (WHEN, HOW_MUCH, HOW_MANY, WHO)  # the kinds whose share of right answers the report gives
 
 

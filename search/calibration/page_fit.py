@@ -14,16 +14,16 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
+from config.numbers import PAGE_FIT_CANDIDATES as CANDIDATES
+from config.numbers import QUERY_FIT_REGULARISATION as REGULARISATION
 from core.text import detect_language
 from search.calibration.answer_fit import best_threshold
 from search.calibration.calibration_set import CalibrationSet
-from search.calibration.query_fit import REGULARISATION, CalibrationHandbook, lexemes
+from search.calibration.query_fit import CalibrationHandbook, lexemes
 from search.calibration.standardised import Standardised
 from search.decisions.policy import Decision
 from search.decisions.query import PAGE_FEATURES, PageFeatures
 from search.embedding.embedders import Embedder
-
-CANDIDATES = 10  # a first page of results
 
 
 def fit_page_decision(calibration: CalibrationSet, handbook: CalibrationHandbook, embedder: Embedder) -> Decision:

@@ -36,21 +36,18 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import brier_score_loss, log_loss
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+from config.numbers import KEYWORD_ALONE_COVERAGE, MAX_EMPTY_SHARE, STAND_OUT_RANK
+from config.numbers import QUERY_FIT_REGULARISATION as REGULARISATION
+from config.numbers import STAND_OUT_NO_FLOOR as NO_FLOOR
 from core.languages import ALL_STOPWORDS, text_search_config
 from core.text import detect_language, fold_accents, words
-from core.tuning import KEYWORD_ALONE_COVERAGE
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.standardised import Standardised
 from search.decisions.policy import Decision
-from search.decisions.query import FEATURES, NO_FLOOR, STAND_OUT_RANK, QueryFeatures, stand_out
+from search.decisions.query import FEATURES, QueryFeatures, stand_out
 from search.embedding.embedders import Embedder
 from search.embedding.sentence_sets import EVERYDAY, HANDBOOK_QUESTIONS, OTHER_QUERIES, WORKPLACE
 from search.indexing.pipeline import passage_text
-
-REGULARISATION = 1.0  # scikit-learn's default C: the features are few and standardised
-# The answerable calibration questions the result threshold may leave with no result (a policy
-# choice, not a fit: how many real questions one accepts to lose for nonsense to find nothing).
-MAX_EMPTY_SHARE = 0.01
 
 
 @dataclass(frozen=True)

@@ -42,15 +42,12 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import F
 
+from config.numbers import MIN_AGREEING
 from handbook.models import Page, Space
 from handbook.permissions import pages_everyone_reads
 from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
 from search.decisions.same_question import fold
 from search.models import AskLog, Chunk, VerifiedAnswer
-
-# Two people agreeing is the least that is not one person's say; more would leave a small company's
-# labels teaching nothing for months.
-MIN_AGREEING = 2
 
 
 @dataclass(frozen=True)

@@ -22,18 +22,16 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import GroupKFold
 
+from config.numbers import LEG_DEPTH, MIN_CHUNKS_PER_LANGUAGE, RRF_K
+from config.numbers import RETRIEVAL_FIT_FOLDS as FOLDS
 from core.text import detect_language
-from core.tuning import RRF_K
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.decisions.policy import Decision
 from search.decisions.retrieval import NEUTRAL, RetrievalWeights, retrieval_decision
 from search.embedding.embedders import Embedder
-from search.retrieval.crosslang import MIN_CHUNKS_PER_LANGUAGE
-from search.retrieval.hits import LEG_DEPTH
 
 GRID = tuple(round(0.1 * i, 1) for i in range(11))  # α and the weight alike: none .. all
-FOLDS = 5  # the held-out score: each fifth of the passages scored by the pair the rest chose
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:

@@ -24,19 +24,14 @@ import itertools
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
+from config.numbers import MAX_OTHER_PAGE_MATCHES, MAX_OTHER_QUESTION_MATCHES
+from config.numbers import SAME_QUESTION_FIT_PASSAGES_PER_QUESTION as PASSAGES_PER_QUESTION
 from search.calibration.calibration_set import CalibrationQuestion, CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.decisions.policy import Decision
 from search.decisions.same_question import RELATED, SAME_QUESTION, SIMILARITY
 from search.embedding.embedders import Embedder
 from statements.answer_units import sentence_units
-
-# Product choices (the verified answers' goals): another question on the same page gets the verified
-# answer of a question it is not at most this often; a question on another page, almost never.
-MAX_OTHER_QUESTION_MATCHES = 0.03  # same page, another question: a rare borrowed answer is tolerable
-MAX_OTHER_PAGE_MATCHES = 0.001  # another page: a borrowed answer there is plainly wrong, so almost never
-PASSAGES_PER_QUESTION = 5  # the nearest passages whose units the second look compares (as the answer fit)
-
 
 __all__ = ["SAME_QUESTION", "fit_same_question"]
 

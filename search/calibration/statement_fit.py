@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from config.numbers import STATEMENT_FIT_GRID_STEP as GRID_STEP
+from config.numbers import STATEMENT_FIT_KEPT_SHARE as KEPT_SHARE
 from search.calibration.calibration_set import DATA, CalibrationDataError
 from search.decisions.policy import Decision
 from search.decisions.statement_floor import CROSS_LANGUAGE_OFFSET, MAX_NEW_WORDS, MIN_SIMILARITY
@@ -41,12 +43,6 @@ from search.embedding.embedders import Embedder
 from statements.statement_check import new_word_share, says_its_own
 
 MATERIAL = DATA / "statements.jsonl"
-GRID_STEP = 0.005  # the floors and offsets tried: a floor is a round value, not one sentence's own cosine
-# The share of faithful paraphrases the floor must keep: a policy choice, not a fit. One in sixteen
-# may be refused by its cosine, as the bundled model's hand-set floor did before it was fitted: a
-# floor low enough for every last paraphrase lets more invented sentences through, and the words
-# test alone does not refuse them all.
-KEPT_SHARE = 15 / 16
 
 
 @dataclass(frozen=True)

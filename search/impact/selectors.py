@@ -18,15 +18,12 @@ from django.db.models import Count, Max, Min, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from config.numbers import MAX_UNANSWERED_CANDIDATES, MIN_ASKERS
 from core.text import fold_accents
 from handbook.models import Page, Revision, text_search_config
-from search.insights.visibility import MIN_ASKERS, no_passage_q, readable_passages_q, same_words
+from search.insights.visibility import no_passage_q, readable_passages_q, same_words
 from search.models import AskLog, VerifiedAnswer
 from search.verified.selectors import verified_for_editor
-
-# Unanswered questions are matched against the draft in Python, after SQL has grouped them and kept
-# the shared ones: the most-asked first, so a long Ask log costs a bounded read.
-MAX_UNANSWERED_CANDIDATES = 300
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from config.numbers import MAX_PREVIEWED
 from core.http import HtmxHttpRequest
 from search.ask.answers import check_rate_limit
 from search.ask.replies import AskError
-from search.impact.preview import MAX_PREVIEWED, impact_preview
+from search.impact.preview import impact_preview
 from search.impact.selectors import draft_revision, editable_page
 
 

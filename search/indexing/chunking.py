@@ -18,13 +18,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from config.numbers import MAX_HEADING_CHARS
 from core.text import split_sentences
 from handbook.markdown import Block, Piece, markdown_blocks
 
 __all__ = ["HEADING_SEPARATOR", "ChunkDraft", "chunk_markdown"]
 
 HEADING_SEPARATOR = " › "
-MAX_HEADING_CHARS = 1000  # Chunk.heading's column length; absurdly deep or long paths are cut to fit
 
 
 @dataclass(frozen=True)

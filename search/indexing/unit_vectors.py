@@ -19,11 +19,12 @@ from collections.abc import Iterable, Sequence
 
 from django.db import connection
 
+from config.numbers import ANSWER_UNITS_RULES_VERSION as RULES_VERSION
 from handbook.models import Page
 from search.embedding.embedders import bulk_slices, passages_in_slices
 from search.embedding.model_switch import query_embedder
 from search.models import Chunk, IndexState, UnitVector
-from statements.answer_units import RULES_VERSION, chunk_units, revision_units
+from statements.answer_units import chunk_units, revision_units
 
 
 def units_mark(model: str) -> str:

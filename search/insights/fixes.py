@@ -22,15 +22,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from config.numbers import FIXES_MAX_CHECKED as MAX_CHECKED
+from config.numbers import FIXES_TOP_RANK as TOP_RANK
+from config.numbers import MAX_FRESH_PAGES
 from handbook.models import Page
 from search.insights.grouping import Group
 from search.retrieval.pipeline import retrieve
 
 logger = logging.getLogger(__name__)
-
-MAX_CHECKED = 20  # groups looked at per page load, the first shown
-TOP_RANK = 3  # a fresh page counts when retrieval ranks it this high for the question
-MAX_FRESH_PAGES = 500  # pages changed since the oldest group checked, read at most
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,14 @@ from datetime import datetime
 import numpy as np
 from django.core.cache import cache
 
+from config.numbers import GROUPING_BATCH as BATCH
+from config.numbers import GROUPING_MAX_EMBEDDED as MAX_EMBEDDED
+from config.numbers import GROUPING_VECTOR_TTL_S as VECTOR_TTL_S
+from config.numbers import REJECTED_SEVERAL
 from search.decisions.same_question import fold, similarity_threshold
 from search.embedding.model_switch import query_embedder
 
 logger = logging.getLogger(__name__)
-
-MAX_EMBEDDED = 400  # distinct wordings embedded per grouping; the rest group by folded text only
-BATCH = 64  # wordings per embedder call: bounds one call's memory and request size
-VECTOR_TTL_S = 7 * 24 * 3600  # a week: the insights pages revisit the same wordings for days
-# A question whose answers were rated "not helpful" this many times is a gap, not an answered
-# question: once may be one reader's taste, twice is the answer failing.
-REJECTED_SEVERAL = 2
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,11 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from config.numbers import CLICK_WITHIN_HOURS, RESULTS_LOGGED
+from config.numbers import LOG_MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from handbook.page_views import page_views_purge
 from search.insights.visibility import same_words
 from search.models import AskLog, SearchClick, SearchLog, SearchMiss
-
-MAX_QUERY_CHARS = 500  # the logs' query column length (SearchLog.query, SearchMiss.query)
-RESULTS_LOGGED = 10  # the first page of results
-CLICK_WITHIN_HOURS = 24  # an opened result counts for this long after its search
 
 
 def _clean(query: str) -> str:

@@ -15,12 +15,11 @@ from typing import Any
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from config.numbers import MAX_TO_REVIEW
 from core.users import is_active_user
 from handbook.models import Page, PageViewDay
 from handbook.page_views import NOT_VIEWED_DAYS, views_counted_since
 from handbook.review.selectors import answered_for, overdue
-
-MAX_TO_REVIEW = 200  # one screen an editor can work through; bounds the query on a large handbook
 
 
 def pages_to_review(user: Any, *, today: datetime.date | None = None, limit: int = MAX_TO_REVIEW) -> list[Page]:

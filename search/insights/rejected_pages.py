@@ -18,10 +18,10 @@ from typing import Any
 from django.db.models import Count, Func, IntegerField, JSONField, Max, OuterRef, Subquery
 from django.db.models.functions import JSONObject
 
+from config.numbers import MAX_TO_REVIEW
 from core.users import is_active_user
 from handbook.models import Page
 from handbook.review.selectors import answered_for
-from search.insights.pages_to_review import MAX_TO_REVIEW
 from search.insights.visibility import readable_passages_q
 from search.models import AskLog
 

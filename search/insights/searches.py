@@ -14,14 +14,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from config.numbers import SEARCHES_MAX_ROWS as MAX_ROWS
+from config.numbers import TOP_PAGES, TOP_QUERIES
 from handbook.models import Page, Space
 from search.insights.grouping import fold
 from search.insights.selectors import Scope
 from search.models import SearchClick, SearchLog
-
-MAX_ROWS = 2000  # the most recent searches read
-TOP_QUERIES = 10  # the head of the list an editor reads; the rest is in the full log
-TOP_PAGES = 5  # most opened pages per space: enough to see where searches land
 
 
 @dataclass

@@ -24,17 +24,14 @@ from django.db.models import BooleanField, Exists, F, IntegerField, OuterRef, Q,
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
+from config.numbers import INSIGHTS_MAX_ROWS as MAX_ROWS
+from config.numbers import MAX_GROUPS, MAX_REJECTED, TOP_PER_SPACE
 from core.users import is_active_user
 from handbook.models import Page, Space
 from search.insights.fixes import Fix, possible_fixes
 from search.insights.grouping import Group, Mention, group_mentions
 from search.insights.visibility import asks_shown, misses_shown
 from search.models import AskLog
-
-MAX_ROWS = 2000  # the most recent questions (and searches) read per list
-MAX_GROUPS = 50  # question groups listed: one page an editor can act on
-MAX_REJECTED = 50  # the latest rejected questions, enough to spot a pattern
-TOP_PER_SPACE = 10  # the head of each space's questions; the overview stays one screen
 
 
 @dataclass

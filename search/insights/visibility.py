@@ -38,12 +38,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Lower, Trim
 
+from config.numbers import MIN_ASKERS
 from handbook.models import Page
 from search.models import AskLog, SearchMiss
-
-# In a small team one or two people asking the same thing can be told apart by whoever knows who
-# was working on it that day; from three distinct askers on it is a shared need, not a person.
-MIN_ASKERS = 3
 
 
 class _InArray(Func):

@@ -10,14 +10,14 @@ from collections import Counter
 
 from django.db import connection
 
+from config.numbers import LEXICON_MAX_WORD_CHARS as MAX_WORD_CHARS
+from config.numbers import MAX_WORDS_PER_LANGUAGE
 from core import languages
 from core.text import STOPWORDS, words
 from search.statistics.scopes import scoped_chunks_sql
 from search.statistics.stamps import key_sql, scope_key
 
 LANGUAGES = languages.CODES  # languages with stop-word lists and text-search configs
-MAX_WORDS_PER_LANGUAGE = 20_000  # the most frequent: bounds each web process's in-memory vector table
-MAX_WORD_CHARS = 40  # longer tokens are codes or glued words, not vocabulary; well inside LexiconWord.word
 
 
 def content_words(text: str, language: str) -> list[str]:

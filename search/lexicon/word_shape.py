@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from config.numbers import UNSEEN_TRIPLE_SHARE
 from core.text import STOPWORDS, words
-from core.tuning import UNSEEN_TRIPLE_SHARE
 from search.embedding.sentence_sets import EVERYDAY
 
 

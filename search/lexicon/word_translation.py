@@ -37,8 +37,20 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Count
 
+from config.numbers import LEXICON_BUILD_LOCK as _BUILD_LOCK
+from config.numbers import LEXICON_EMBED_BATCH as EMBED_BATCH
+from config.numbers import LEXICON_MIN_CHUNKS as MIN_CHUNKS
+from config.numbers import LEXICON_MIN_LANGUAGE_CHUNKS as MIN_LANGUAGE_CHUNKS
+from config.numbers import (
+    MAX_QUERY_WORDS,
+    ON_DEMAND_NEW_WORDS,
+    REFUSED_BUILD_RETRY_S,
+    STALE_AFTER_S,
+    STALE_CHUNK_SHARE,
+    TRANSLATION_TTL_S,
+    WORD_TRANSLATION_MIN_SIMILARITY,
+)
 from core.queues import enqueue
-from core.tuning import WORD_TRANSLATION_MIN_SIMILARITY
 from search.embedding.embedders import Embedder
 from search.embedding.model_switch import query_embedder
 from search.lexicon import word_vectors
@@ -51,25 +63,7 @@ from search.statistics.stamps import parse_scope_key, scope_key  # noqa: F401 - 
 
 logger = logging.getLogger(__name__)
 
-MIN_CHUNKS = 2  # a word must appear in this many chunks of its language (typos, names out)
-MIN_LANGUAGE_CHUNKS = 20  # below this a language's vocabulary (and its mean) is too thin
-MAX_QUERY_WORDS = 12  # a question's content words translated: bounds the lookups of one long query
-EMBED_BATCH = 256  # words per embedder call in a build: bounds one call's memory
-TRANSLATION_TTL_S = 24 * 3600  # a day: a rebuild changes translations at most about that often
 VERSION_KEY = "lexicon:version"
-STALE_AFTER_S = 24 * 3600  # a daily rebuild picks up edits that moved no scope and changed little text
-STALE_CHUNK_SHARE = 0.05  # rebuild when the chunk count moved this much since the last build
-# A search builds what is missing itself (the first search after a start, a restriction a moment
-# ago) when it costs at most this many new word vectors, a wait one search can bear with the local
-# model (bench.indexing measures its speed); a larger build is queued for a worker and searches go
-# on without it meanwhile.
-ON_DEMAND_NEW_WORDS = 2_000
-# After a search found a build too large for it, searches leave it to the worker this long before
-# one tries again: counting the vocabulary to find that out takes seconds on a large index, under
-# the build lock, and would otherwise be paid by every search until the worker's build lands. Not
-# a ranking number: it only bounds how often a refused build is retried.
-REFUSED_BUILD_RETRY_S = 600
-_BUILD_LOCK = 0x6C6578  # pg advisory lock: one build at a time, whichever process starts it
 
 
 # --- building --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import numpy as np
 from cachetools import LRUCache
 from pgvector import Vector
 
+from config.numbers import MAX_READER_VIEWS
 from core.db_router import read_connection
 from search.lexicon.word_shape import vocabulary_triples
 from search.statistics.scopes import Reader
@@ -44,7 +45,6 @@ class ReaderView:
 
 
 _tables: dict[tuple[str, str], tuple[int, Table | None]] = {}
-MAX_READER_VIEWS = 64  # one per set of readable scopes in use: bounds a process's memory, keeps the common sets
 _views: LRUCache[tuple[str, str, int, str], ReaderView | None] = LRUCache(MAX_READER_VIEWS)
 _lock = threading.Lock()  # for both maps: web threads share them, and cachetools' LRU is not thread-safe
 

@@ -24,6 +24,7 @@ import numpy as np
 from django.core.cache import cache
 from pgvector import Vector
 
+from config.numbers import MEANS_TTL_S, MIN_CHUNKS_PER_LANGUAGE, PARTITION_EF_SEARCH, PARTITION_EXACT_CHUNKS
 from core.db_router import read_connection
 from search.retrieval.hits import ChunkHit, Filters
 from search.retrieval.vector import vector_leg
@@ -32,16 +33,6 @@ from search.statistics import stamps
 from search.statistics.scopes import EVERYTHING, Reader, scoped_chunks_sql
 
 logger = logging.getLogger(__name__)
-
-MIN_CHUNKS_PER_LANGUAGE = 50  # a mean over fewer chunks is too noisy to trust
-MEANS_TTL_S = 600  # edits inside a scope move the means a little: recounted after this (a scope change at once)
-# A partition this small (visible chunks) is scanned exactly, cheap at this size (bench.search scale);
-# larger ones walk their own HNSW graph (a partial index per language, in the search migrations).
-PARTITION_EXACT_CHUNKS = 2_000
-# hnsw.ef_search of the partition walks: translated questions rely on this list. A somewhat shorter one
-# measured the same on dev-crosslang (HNSW forced) and was no faster beyond noise; shorter still lost a
-# question (bench.search quality and scale).
-PARTITION_EF_SEARCH = 400
 
 
 def means_cache_key(model: str) -> str:

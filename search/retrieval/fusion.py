@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.tuning import RRF_K
+from config.numbers import RRF_K
 from search.retrieval.hits import ChunkHit, PageHit
 
 # RRF weight of each list: alike, but for the plain vector list beside the cross-language list. That

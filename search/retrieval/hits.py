@@ -7,8 +7,6 @@ from typing import Any
 
 from search.retrieval.query import ParsedQuery
 
-LEG_DEPTH = 100  # chunks each leg contributes to fusion
-
 
 @dataclass
 class ChunkHit:

@@ -6,33 +6,25 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from config.numbers import (
+    KEYWORD_CANDIDATE_CAP,
+    KEYWORD_MIN_COVERAGE,
+    KEYWORD_TITLE_BONUS,
+    LEG_DEPTH,
+    PAGES_WAY_IN_MAX_CHUNKS,
+    PAGES_WAY_IN_MAX_SHARE,
+    TRANSLATED_CANDIDATE_CAP,
+)
+from config.numbers import KEYWORD_RERANK_DEPTH as RERANK_DEPTH
 from core.db_router import read_connection
 from core.languages import ALL_STOPWORDS
-from core.tuning import KEYWORD_TITLE_BONUS
-from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
+from search.retrieval.hits import ChunkHit, Filters
 from search.retrieval.query import ParsedQuery, parse_query, tsquery_text
 from search.retrieval.query_translation import query_translations
 from search.retrieval.suggest import corrections
 from search.retrieval.visibility import VisiblePages
 from search.statistics.scopes import Reader
 from search.statistics.term_statistics import CONFIGS, term_weights
-
-KEYWORD_CANDIDATE_CAP = 1000  # matches ranked at most (each is a heap row read); candidates: the rarest words first
-# The word-translated query's pass: half the candidates. Its words are guesses; on dev-crosslang,
-# translated questions measured equal or better at this cap, lower at a smaller one (bench.search).
-TRANSLATED_CANDIDATE_CAP = 500
-# A small share of the index readable (and not too many chunks): the page_id index joins the way in.
-PAGES_WAY_IN_MAX_SHARE = 0.2
-PAGES_WAY_IN_MAX_CHUNKS = 30_000  # …and not too many chunks: past it the page_id index costs more than it saves
-
-# Candidates come from the rarest words (as many as fit in the cap together); the other words only score.
-RERANK_DEPTH = 300  # keyword candidates whose ties of score ts_rank (term frequency) may break
-# A keyword hit holds this share of the query words' IDF (none: any one word). And when even the nearest
-# chunk is not clearly close in meaning by the model's fitted decision (search/decisions/query.py), the
-# words must carry the match: a keyword hit then holds KEYWORD_ALONE_COVERAGE of it (a word no readable
-# page holds has the highest IDF). Calibrated with bench/no_match.py together with the similarity floors.
-# Without a policy there is no such decision, and every keyword hit is a result (keyword search alone).
-KEYWORD_MIN_COVERAGE = 0.0
 
 
 def _language_clause(language: str) -> str:

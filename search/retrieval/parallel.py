@@ -29,11 +29,11 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.db import close_old_connections, connections
 
+from config.numbers import SEARCH_LIST_WORKERS as WORKERS
 from core.db_router import read_connection
 
 T = TypeVar("T")
 
-WORKERS = 3  # + the calling thread: a search has up to five lists; more threads than cores only queue
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None

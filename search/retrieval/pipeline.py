@@ -14,15 +14,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from config.numbers import KEYWORD_ALONE_COVERAGE, KEYWORD_MIN_COVERAGE, LEG_DEPTH, STAND_OUT_RANK
 from core import languages
 from core.text import detect_language
-from core.tuning import KEYWORD_ALONE_COVERAGE
 from search.decisions.policy import Decision, policy_for
 from search.decisions.query import (
     PAGE,
     QUERY,
     SAFE,
-    STAND_OUT_RANK,
     QueryDecision,
     QueryFeatures,
     decide_query,
@@ -35,13 +34,8 @@ from search.embedding.sentence_sets import nearest_of_each
 from search.retrieval import parallel
 from search.retrieval.crosslang import CentredQuery, centred_query, merge_partitions, partition_leg
 from search.retrieval.fusion import found_by_words, fuse, without_weak_word_matches
-from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters, PageHit, Retrieval
-from search.retrieval.keyword import (
-    KEYWORD_MIN_COVERAGE,
-    keyword_lists,
-    translated_keyword_lists,
-    typo_corrected,
-)
+from search.retrieval.hits import ChunkHit, Filters, PageHit, Retrieval
+from search.retrieval.keyword import keyword_lists, translated_keyword_lists, typo_corrected
 from search.retrieval.query import ParsedQuery, parse_query
 from search.retrieval.query_embedding import query_embedding
 from search.retrieval.relevance import shares_words, unheld_words

@@ -16,6 +16,12 @@ from typing import Any
 
 from django.urls import get_script_prefix, reverse
 
+from config.numbers import MIN_PREFIX
+from config.numbers import PREFIX_ALL_WORDS_CANDIDATES as ALL_WORDS_CANDIDATES
+from config.numbers import PREFIX_ANY_WORD_CANDIDATES as ANY_WORD_CANDIDATES
+from config.numbers import PREFIX_HEADINGS as HEADINGS
+from config.numbers import PREFIX_MAX_TERMS as MAX_TERMS
+from config.numbers import PREFIX_TITLES as TITLES
 from core.db_router import read_connection
 from core.languages import ALL_STOPWORDS
 from core.prepared import prepared_cursor
@@ -23,15 +29,6 @@ from core.text import words
 from search.indexing.chunking import HEADING_SEPARATOR
 from search.retrieval.keyword import pages_way_in
 from search.retrieval.visibility import VisiblePages, visible_pages
-
-MAX_TERMS = 6  # the words a typed line is matched on (more only slows the statement down)
-MIN_PREFIX = 2  # a one-letter prefix matches most of the index: the line waits for a second letter
-# Rows ranked at most per list: those holding every word, then (when too few) those holding any. Past
-# it, a very common prefix ranks an arbitrary (but readable) sample, which the next letter narrows.
-ALL_WORDS_CANDIDATES = 40
-ANY_WORD_CANDIDATES = 80  # each candidate's vector is computed in the statement: the caps stay small
-TITLES = 5  # title suggestions under the search box: a list read at a glance while typing
-HEADINGS = 5  # heading suggestions under them, for the same reader
 
 
 @dataclass(frozen=True)

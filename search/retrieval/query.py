@@ -13,10 +13,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from config.numbers import QUERY_MAX_CHARS as MAX_QUERY_CHARS
+from config.numbers import QUERY_MAX_TERMS as MAX_TERMS
 from core.text import fold_accents
-
-MAX_QUERY_CHARS = 1000  # a search, not a document: a longer one is refused with a message, never parsed
-MAX_TERMS = 32  # distinct words searched: bounds the tsquery and the IDF lookups of one search
 
 _TOKEN = re.compile(r'(-?)"([^"]*)"|(-?)(\S+)')
 _WORD = re.compile(r"[0-9a-z]+")

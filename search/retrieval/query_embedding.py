@@ -12,9 +12,9 @@ import logging
 
 from django.core.cache import cache
 
+from config.numbers import QUERY_VECTOR_TTL_S as TTL_S
 from search.embedding.embedders import Embedder
 
-TTL_S = 24 * 3600  # a day: a person's repeated queries skip the model; the key holds the model
 logger = logging.getLogger(__name__)
 
 

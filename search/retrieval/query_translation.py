@@ -36,6 +36,12 @@ from django.core.cache import cache
 from django.db import transaction
 from pydantic import BaseModel
 
+from config.numbers import QUERY_TRANSLATION_FAILURE_TTL_S as FAILURE_TTL_S
+from config.numbers import QUERY_TRANSLATION_MIN_WORDS as MIN_WORDS
+from config.numbers import QUERY_TRANSLATION_PENDING_TTL_S as PENDING_TTL_S
+from config.numbers import QUERY_TRANSLATION_RATE_LIMITED_TTL_S as RATE_LIMITED_TTL_S
+from config.numbers import QUERY_TRANSLATION_TIMEOUT_S as FETCH_TIMEOUT_S
+from config.numbers import QUERY_TRANSLATION_TTL_S as CACHE_TTL_S
 from core import languages
 from core.llm import LLMError, LLMRateLimited, chat_json, llm_configured, parse_reply
 from core.queues import enqueue
@@ -48,12 +54,6 @@ from search.statistics.scopes import Reader
 logger = logging.getLogger(__name__)
 
 LANGUAGE_NAMES = languages.NAMES
-CACHE_TTL_S = 7 * 24 * 3600  # a week: each translation is an LLM call; the key holds the model and the words
-FAILURE_TTL_S = 600  # a failed translation is not asked for again before this
-RATE_LIMITED_TTL_S = 60  # the limits count per minute
-PENDING_TTL_S = 300  # one fetch per query at a time; a lost task frees its query after this
-FETCH_TIMEOUT_S = 15.0  # off the request, but a hung provider must not hold a worker for long
-MIN_WORDS = 2  # a single word is left to the word translation (search/lexicon): no LLM call for it
 
 
 class TranslationReply(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from config.numbers import MISSPELT_STOP_WORD_CHARS
 from core.languages import ALL_STOPWORDS
 from search.statistics.scopes import Reader
 from search.statistics.term_statistics import readable_chunks, term_weights
@@ -25,7 +26,6 @@ def shares_words(typed: list[str], found_words: bool) -> bool:
     return found_words or any(t in ALL_STOPWORDS for t in typed)
 
 
-MISSPELT_STOP_WORD_CHARS = 5  # shorter words are one edit from a stop-word without being a typo of it
 _STOPWORDS = sorted(ALL_STOPWORDS)
 
 

@@ -15,10 +15,9 @@ import re
 
 from django.utils.safestring import SafeString, mark_safe
 
+from config.numbers import SNIPPET_CHARS
 from core import languages
 from core.text import fold_accents, prefix_stem
-
-SNIPPET_CHARS = 240  # the window shown under a result: a couple of lines of the best passage
 
 # Function words the stop-word lists keep (the retrieval matches them) that a mark would only
 # dilute: prepositions and quantifiers of rate, place and manner. Folded, lowercase.

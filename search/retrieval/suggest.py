@@ -29,6 +29,10 @@ from cachetools import LRUCache
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from config.numbers import SUGGEST_CANDIDATES as CANDIDATES
+from config.numbers import SUGGEST_MAX_VOCABULARIES as MAX_VOCABULARIES
+from config.numbers import SUGGEST_MIN_WORD_CHARS as MIN_WORD_CHARS
+from config.numbers import SUGGEST_TWO_EDITS_FROM as TWO_EDITS_FROM
 from core.text import STOPWORDS, detect_language, fold_accents
 from search.embedding.embedders import Embedder
 from search.lexicon import word_translation as lexicon
@@ -36,10 +40,6 @@ from search.models import LexiconWord
 from search.statistics.scopes import Reader
 from search.statistics.term_statistics import term_weights
 
-MIN_WORD_CHARS = 4  # shorter words are too ambiguous to correct
-TWO_EDITS_FROM = 8  # words this long may be two edits away; shorter ones, one
-CANDIDATES = 8  # close words weighed per typed word (fewest edits, then most frequent): bounds the work
-MAX_VOCABULARIES = 32  # readers' vocabularies kept per process (a few MB each at most)
 _WORD = re.compile(r"[^\W\d_]+")
 _STOP = frozenset().union(*STOPWORDS.values())
 

@@ -8,20 +8,17 @@ from typing import Any
 from django.db import transaction
 from pgvector import Vector
 
+from config.numbers import (
+    EXACT_SCAN_ALWAYS_CHUNKS,
+    EXACT_SCAN_MAX_CHUNKS,
+    EXACT_SCAN_MAX_SHARE,
+    HNSW_DIMENSIONS,
+    HNSW_EF_SEARCH,
+    LEG_DEPTH,
+)
 from core.db_router import read_connection
-from search.models import HNSW_DIMENSIONS  # the dimension the HNSW indexes cover
-from search.retrieval.hits import LEG_DEPTH, ChunkHit, Filters
+from search.retrieval.hits import ChunkHit, Filters
 from search.retrieval.visibility import VisiblePages
-
-EXACT_SCAN_ALWAYS_CHUNKS = 10_000  # this few visible chunks: exact search, cheap at this size, whatever the share
-EXACT_SCAN_MAX_SHARE = 0.2  # a filter this selective loses HNSW recall: exact search…
-EXACT_SCAN_MAX_CHUNKS = 30_000  # …unless the visible set is this large
-
-# Candidates the plain leg's HNSW walk keeps (hnsw.ef_search): nearly exact recall against an exact
-# scan, and a longer list buys little more recall for its time (bench.hnsw_graph, bench.search scale). With
-# HNSW forced on the dev corpora, native questions are unchanged and translated ones lose a question
-# each (bench.search quality; docs/dev/benchmarks.md).
-HNSW_EF_SEARCH = 200
 
 
 @lru_cache(maxsize=64)

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 from cachetools import LRUCache
 
+from config.numbers import ARRAY_MAX_IDS
+from config.numbers import VISIBILITY_CACHED_SETS as CACHED_SETS
 from core.db_router import read_connection
 from handbook.permissions import readable_ids_sql_for_groups
 from search.statistics.scopes import (
@@ -35,8 +37,6 @@ from search.statistics.scopes import (
     spaces_of_groups_sql,
     stamps_sql,
 )
-
-ARRAY_MAX_IDS = 1000  # above this many pages, the bitmap form is cheaper to parse and to plan
 
 
 class VisiblePages:
@@ -166,7 +166,6 @@ def visible_pages(user: Any, reader: Reader | None = None) -> VisiblePages:
     return visible
 
 
-CACHED_SETS = 32  # readers' page sets kept per process (a reader is a set of groups, not a person)
 _sets: LRUCache[tuple[Any, ...], VisiblePages] = LRUCache(CACHED_SETS)
 _sets_lock = threading.Lock()  # web threads share it, and cachetools' LRU is not thread-safe
 

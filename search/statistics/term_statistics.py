@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import connection, transaction
 
+from config.numbers import SMALL_INDEX_CHUNKS
+from config.numbers import STATISTICS_REFRESH_DEBOUNCE_S as REFRESH_DEBOUNCE_S
 from core import languages
 from core.db_router import read_connection
 from search.statistics import stamps
@@ -30,8 +32,6 @@ CONFIGS = languages.TEXT_SEARCH_CONFIGS
 SIMPLE = languages.OTHER_TEXT_SEARCH_CONFIG
 # The (language, configuration) pairs of the IDF query, "other" for every language not listed.
 _CONFIG_VALUES = ", ".join(f"('{code}', '{config}')" for code, config in {**CONFIGS, "other": SIMPLE}.items())
-SMALL_INDEX_CHUNKS = 5_000  # below this a full refresh is cheap enough to run after every reindex
-REFRESH_DEBOUNCE_S = 60  # a bulk edit or import recounts a scope once, not once per page
 
 
 LEXEME_STAMPS = "lexemes"  # the name of these statistics' scope-stamp record (search/statistics/stamps.py)

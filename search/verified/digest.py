@@ -11,12 +11,11 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from config.numbers import DIGEST_MAX_LINES as MAX_LINES
 from handbook.models import Page
 from handbook.review import digest_sections
 from handbook.review.digest_sections import DigestSection, Entries
 from search.models import VerifiedAnswer
-
-MAX_LINES = 20  # per owner in one digest e-mail: keeps the mail readable, the rest waits for the next one
 
 
 def changed_answers_by_owner(today: datetime.date | None = None) -> Entries:

@@ -20,6 +20,8 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from config.numbers import MAX_CANDIDATE_PAGES
+from config.numbers import VERIFIED_MAX_LISTED as MAX_LISTED
 from handbook.models import Page, Space
 from handbook.permissions import visible_page_ids_sql
 from search.indexing.unit_vectors import stored_unit_vectors
@@ -27,8 +29,6 @@ from search.models import VerifiedAnswer, VerifiedQuestion
 from search.retrieval.pipeline import retrieve
 from search.verified.wording import fold, related_distance, same_question_distance, unit_hash
 from statements.answer_units import Unit, page_units, passage_units, revision_units
-
-MAX_CANDIDATE_PAGES = 8  # pages offered to verify from: the retrieval's head, short enough to choose among
 
 
 class AskPassage(Protocol):
@@ -267,9 +267,6 @@ class VerifiedInsights:
     changed: list[tuple[VerifiedAnswer, VerifiedReply]]  # pages published again since: verify again
     gaps: list[VerifiedAnswer]  # "the handbook does not say this": pages to write
     count: int  # verified answers served from the viewer's spaces
-
-
-MAX_LISTED = 50  # per list on the insights page: bounds the query, one screen to act on
 
 
 def verified_insights(user: Any) -> VerifiedInsights:

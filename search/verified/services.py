@@ -12,6 +12,8 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from config.numbers import VERIFIED_MAX_UNITS as MAX_UNITS
+from config.numbers import VERIFIED_MAX_WORDINGS as MAX_WORDINGS
 from core.text import detect_language
 from handbook.models import Page, Space
 from handbook.permissions import can_edit, can_edit_space
@@ -24,9 +26,6 @@ logger = logging.getLogger(__name__)
 
 # Sent after verified answers are added, verified again or withdrawn (Ask's quote ranker learns from them).
 answers_changed = Signal()
-
-MAX_UNITS = 12  # an answer is a few sentences or one section, not a page
-MAX_WORDINGS = 50  # readers' paraphrases remembered per answer (the oldest stay: they taught it first)
 
 
 class VerifyError(ValueError):

@@ -7,6 +7,7 @@ import hashlib
 import logging
 import unicodedata
 
+from config.numbers import VERIFIED_MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
 from search.decisions.same_question import fold, related_threshold, similarity_threshold
 from search.embedding.model_switch import query_embedder
 from search.retrieval.query import parse_query
@@ -15,8 +16,6 @@ from search.retrieval.query_embedding import query_embedding
 logger = logging.getLogger(__name__)
 
 __all__ = ["clean_question", "fold", "question_vector", "related_distance", "same_question_distance", "unit_hash"]
-
-MAX_QUESTION_CHARS = 2000  # as Ask's
 
 
 def clean_question(text: str) -> str:

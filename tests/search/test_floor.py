@@ -205,7 +205,7 @@ def test_a_page_only_the_words_found_needs_most_of_them_when_meaning_was_searche
     vector lists run, each is a result only when it holds most of the question's words (one common
     word of four, or one translated word of four, is not a match); a page a vector list found stays,
     and a translated hit's coverage counts the words asked, a word left untranslated being missing."""
-    from core.tuning import KEYWORD_ALONE_COVERAGE
+    from config.numbers import KEYWORD_ALONE_COVERAGE
     from search.retrieval import keyword
     from search.retrieval.fusion import without_weak_word_matches
     from search.retrieval.hits import ChunkHit, PageHit

@@ -132,17 +132,17 @@ def test_another_model_s_units_are_dropped_once_the_page_is_stored_again(card):
 def test_a_new_unit_rule_has_the_sweep_store_every_page_again(card, monkeypatch):
     """GIVEN units stored under the current rule WHEN the rule's version changes THEN the page needs its
     units again, and the sweep stores them under the new mark (unchanged units keep their rows)."""
+    from config.numbers import ANSWER_UNITS_RULES_VERSION
     from search.indexing import unit_vectors
     from search.services import index_sweep
-    from statements import answer_units
 
     page = card["page"]
     model = local_embedder().model_name
     assert not unit_vectors.pages_needing_units(model).filter(pk=page.pk).exists()
     kept = set(UnitVector.objects.filter(chunk__page=page).values_list("id", flat=True))
-    monkeypatch.setattr(unit_vectors, "RULES_VERSION", answer_units.RULES_VERSION + 1)
+    monkeypatch.setattr(unit_vectors, "RULES_VERSION", ANSWER_UNITS_RULES_VERSION + 1)
     assert unit_vectors.pages_needing_units(model).filter(pk=page.pk).exists()
     index_sweep()
     mark = IndexState.objects.get(page=page).units_model
-    assert mark == units_mark(model) != f"{model}#units-v{answer_units.RULES_VERSION}"
+    assert mark == units_mark(model) != f"{model}#units-v{ANSWER_UNITS_RULES_VERSION}"
     assert set(UnitVector.objects.filter(chunk__page=page).values_list("id", flat=True)) == kept

@@ -5,8 +5,8 @@ restricted to HR), WHEN those hidden pages gain or lose rare and common words, o
 disappear, and every statistic is refreshed (IDF, language means, word-translation vocabulary),
 THEN every search path bob has — retrieval lists with their scores, the web page and its htmx
 fragment, the CLI's JSON, Ask's passages and how its quote choice weighs their units' words, the
-word translation, the term weights — gives exactly what it gave before. The same edits on a page bob *can* read do change his results
-(the observation is sensitive enough to see a leak).
+word translation, the term weights — gives exactly what it gave before. The same edits on a page
+bob *can* read do change his results (the observation is sensitive enough to see a leak).
 """
 
 from __future__ import annotations

@@ -24,8 +24,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.numbers import SEARCH_DEFAULT_LIMIT as DEFAULT_LIMIT
+from config.numbers import SEARCH_MAX_LIMIT as MAX_LIMIT
 from core.jsonl import object_line
-from search.hit_list import DEFAULT_LIMIT, MAX_LIMIT, MODES, Hit, run_search, search_json
+from search.hit_list import MODES, Hit, run_search, search_json
 from search.retrieval.hits import Retrieval
 from search.retrieval.query import QueryError, parse_query
 

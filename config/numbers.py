@@ -71,6 +71,36 @@ LANGID_MIN_CONFIDENCE: Final = 0.7
 
 # A line made mostly of link text is navigation, not a statement to quote.
 NAVIGATION_LINK_SHARE: Final = 0.6
+# A line whose characters are mostly code characters is code (a config line, a path), not a
+# statement to quote.
+CODE_LINE_SHARE: Final = 0.7
+
+# --- Text shapes (summaries/extractive.py) ---
+
+# A summary sentence is prose: at least this share of its visible characters are letters, or it is
+# a table row, a path or a formula the parser left in.
+PROSE_MIN_LETTER_SHARE: Final = 0.6
+# …and it is code, not prose, when more than this share of its visible characters are code
+# characters (brackets, slashes, equals signs, command-line flags)…
+PROSE_MAX_CODE_SHARE: Final = 0.1
+# …once it holds at least this many of them: one slash or bracket in a short sentence is prose.
+PROSE_MIN_CODE_CHARS: Final = 3
+# A command-line flag ("--force") counts as this many code characters: its dashes alone are too few
+# for a sentence quoting a command to read as code.
+CLI_FLAG_CODE_CHARS: Final = 3
+
+# --- Summaries: the sentence scores (summaries/extractive.py, features.py) ---
+
+# A sentence's term density divides by at least this many words, so that a short sentence made of one
+# frequent term does not outrank an informative longer one. It ranks a page's sentences, and is a feature of
+# the fitted scorer.
+DENSITY_MIN_WORDS: Final = 8
+# These sit inside features of the summary scorer, whose weights are fitted from editors' picks:
+# fitting them apart needs far more picks than a handbook's editors make.
+# A sentence shorter than this (in words) is flagged short: often a label or a fragment.
+SHORT_SENTENCE_WORDS: Final = 10
+# Heading depth counts up to this: deeper sections are all "deep", a detail of a detail.
+SUMMARY_DEPTH_CAP: Final = 3
 
 # The numbers above: chosen by hand, and changing what readers see.
 CHOSEN_BY_HAND: Final = (
@@ -85,6 +115,14 @@ CHOSEN_BY_HAND: Final = (
     "ASK_RANK_PRIOR",
     "LANGID_MIN_CONFIDENCE",
     "NAVIGATION_LINK_SHARE",
+    "CODE_LINE_SHARE",
+    "PROSE_MIN_LETTER_SHARE",
+    "PROSE_MAX_CODE_SHARE",
+    "PROSE_MIN_CODE_CHARS",
+    "CLI_FLAG_CODE_CHARS",
+    "DENSITY_MIN_WORDS",
+    "SHORT_SENTENCE_WORDS",
+    "SUMMARY_DEPTH_CAP",
 )
 
 # ================================================================================================
@@ -97,23 +135,40 @@ CHOSEN_BY_HAND: Final = (
 
 SEARCH_DEFAULT_LIMIT: Final = 10  # one page of results, as the search page shows them
 SEARCH_MAX_LIMIT: Final = 100  # what one API or command call may ask for: bounds the ranking work of a single call
+# Lines of errors quoted in an import's failure message (teaching picks, verified answers, summary
+# ticks): the rest are counted, so the message stays readable.
+IMPORT_ERRORS_SHOWN: Final = 20
+# Of a failed job's error (IndexState.error, Summary.error): enough to say what went wrong, not a whole traceback
+STORED_ERROR_CHARS: Final = 2000
+LANGUAGE_CODE_CHARS: Final = 8  # the language columns' length (SearchLog, SearchMiss, imported answers)
 
 # search/selectors.py
 
 MAX_PER_PAGE: Final = 50  # results a caller may ask for per page: bounds the snippets and summaries one request builds
+RESULT_PASSAGES: Final = 3  # passages listed under a result: its best sections, read at a glance
+SUMMARY_FALLBACK_CHARS: Final = 200  # a summary with no sentence the splitter finds is cut to about a line
 
 # search/views.py
 
 MAX_PAGE_NUMBER: Final = 1000  # ?page= comes from the URL: clamped, so a crafted one cannot ask for any offset
+# A search this many words long or longer, opening with a question word, is a question: Ask is offered
+QUESTION_MIN_WORDS: Final = 3
+CLICK_PAGE_ID_DIGITS: Final = 10  # a clicked page id has fewer digits than this: a longer one is not a page
 
 # search/retrieval/query.py
 
 QUERY_MAX_CHARS: Final = 1000  # a search, not a document: a longer one is refused with a message, never parsed
 QUERY_MAX_TERMS: Final = 32  # distinct words searched: bounds the tsquery and the IDF lookups of one search
+QUERY_MAX_PHRASES: Final = 8  # quoted phrases searched: each is a phrase match over the candidates
+QUERY_MAX_EXCLUDED: Final = 8  # excluded words and phrases: each is a filter over the candidates
 
 # search/retrieval/snippet.py
 
 SNIPPET_CHARS: Final = 240  # the window shown under a result: a couple of lines of the best passage
+# The first match sits this far into the window (its length divided by this): some words before it give context
+SNIPPET_LEAD_PARTS: Final = 3
+# Stems longer than this mark the words they start; shorter ones only themselves or their plural
+SNIPPET_OPEN_STEM_CHARS: Final = 3
 
 # search/retrieval/relevance.py
 
@@ -126,6 +181,7 @@ SUGGEST_BELOW: Final = 3  # "Did you mean" is offered when a search finds fewer 
 # search/as_you_type.py
 
 AS_YOU_TYPE_SEQUENCE_SECONDS: Final = 120  # a session's latest keystroke number is kept this long after its last one
+AS_YOU_TYPE_SEQUENCE_MAX_DIGITS: Final = 16  # a longer keystroke number is not the browser's: refused before parsing
 
 # --- Search: the keyword list and the counts it ranks by ---
 
@@ -152,6 +208,7 @@ KEYWORD_MIN_COVERAGE: Final = 0.0
 
 SMALL_INDEX_CHUNKS: Final = 5_000  # below this a full refresh is cheap enough to run after every reindex
 STATISTICS_REFRESH_DEBOUNCE_S: Final = 60  # a bulk edit or import recounts a scope once, not once per page
+BM25_IDF_SMOOTHING: Final = 0.5  # part of BM25's IDF (the Robertson–Spärck Jones form), not a tuned value
 
 # --- Search: the vector list ---
 
@@ -191,6 +248,8 @@ LEG_DEPTH: Final = 100  # chunks each leg contributes to fusion
 
 # Plus the calling thread: a search has up to five lists; more threads than cores only queue
 SEARCH_LIST_WORKERS: Final = 3
+# The lists' threads wait for each other at most this long before a search gives up on a stuck one
+SEARCH_LIST_BARRIER_TIMEOUT_S: Final = 30
 
 # search/retrieval/crosslang.py
 
@@ -221,12 +280,19 @@ QUERY_TRANSLATION_PENDING_TTL_S: Final = 300  # one fetch per query at a time; a
 QUERY_TRANSLATION_TIMEOUT_S: Final = 15.0  # off the request, but a hung provider must not hold a worker for long
 # A single word is left to the word translation (search/lexicon): no LLM call for it
 QUERY_TRANSLATION_MIN_WORDS: Final = 2
+QUERY_TRANSLATION_MAX_TOKENS: Final = 200  # a translated query is a line: bounds the LLM call's output and cost
+# A reply longer than this many times the query (plus the extra characters below) is an answer or an
+# explanation, not its translation: it is dropped.
+QUERY_TRANSLATION_MAX_GROWTH: Final = 3
+QUERY_TRANSLATION_MAX_EXTRA_CHARS: Final = 50  # room for a short query's longer translation
 
 # search/lexicon/word_counts.py
 
 MAX_WORDS_PER_LANGUAGE: Final = 20_000  # the most frequent: bounds each web process's in-memory vector table
 # Longer tokens are codes or glued words, not vocabulary; well inside LexiconWord.word
 LEXICON_MAX_WORD_CHARS: Final = 40
+LEXICON_MIN_WORD_CHARS: Final = 3  # shorter tokens are abbreviations and particles, too ambiguous to translate
+LEXICON_FETCH_BATCH: Final = 2000  # chunk rows read at a time while counting words: bounds a build's memory
 
 # search/lexicon/word_translation.py
 
@@ -234,6 +300,7 @@ LEXICON_MIN_CHUNKS: Final = 2  # a word must appear in this many chunks of its l
 LEXICON_MIN_LANGUAGE_CHUNKS: Final = 20  # below this a language's vocabulary (and its mean) is too thin
 MAX_QUERY_WORDS: Final = 12  # a question's content words translated: bounds the lookups of one long query
 LEXICON_EMBED_BATCH: Final = 256  # words per embedder call in a build: bounds one call's memory
+LEXICON_UPDATE_BATCH: Final = 1000  # changed words per UPDATE statement in a build: bounds one statement
 TRANSLATION_TTL_S: Final = 24 * 3600  # a day: a rebuild changes translations at most about that often
 STALE_AFTER_S: Final = 24 * 3600  # a daily rebuild picks up edits that moved no scope and changed little text
 STALE_CHUNK_SHARE: Final = 0.05  # rebuild when the chunk count moved this much since the last build
@@ -259,6 +326,8 @@ MAX_READER_VIEWS: Final = 64  # one per set of readable scopes in use: bounds a 
 
 PREFIX_MAX_TERMS: Final = 6  # the words a typed line is matched on (more only slows the statement down)
 MIN_PREFIX: Final = 2  # a one-letter prefix matches most of the index: the line waits for a second letter
+PREFIX_MAX_INPUT_CHARS: Final = 300  # of the typed line read: a search box line, not a document
+PREFIX_MAX_WORD_CHARS: Final = 50  # a typed word is cut to this: longer ones are pasted codes, matched by their start
 # Rows ranked at most per list: those holding every word, then (when too few) those holding any. Past
 # it, a very common prefix ranks an arbitrary (but readable) sample, which the next letter narrows.
 PREFIX_ALL_WORDS_CANDIDATES: Final = 40
@@ -272,6 +341,7 @@ SUGGEST_MIN_WORD_CHARS: Final = 4  # shorter words are too ambiguous to correct
 SUGGEST_TWO_EDITS_FROM: Final = 8  # words this long may be two edits away; shorter ones, one
 SUGGEST_CANDIDATES: Final = 8  # close words weighed per typed word (fewest edits, then most frequent): bounds the work
 SUGGEST_MAX_VOCABULARIES: Final = 32  # readers' vocabularies kept per process (a few MB each at most)
+SUGGEST_READ_BATCH: Final = 5000  # vocabulary rows read at a time while loading one: bounds the load's memory
 
 # --- Search: decisions and their calibration ---
 
@@ -284,9 +354,21 @@ STAND_OUT_NO_FLOOR: Final = -1.0  # every neighbour counts: no cosine similarity
 
 SAME_QUESTION_NEVER: Final = 1.01  # no cosine reaches it: only the same folded wording matches
 
+# search/decisions/policy.py
+
+# A model's first calibration is queued once in this long: a lost task is queued again after it
+CALIBRATING_LOCK_TTL_S: Final = 3600
+
+# search/calibration/ (every fit)
+
+CALIBRATION_FOLDS: Final = 5  # cross-validation folds of the answer, page and query fits: each fifth held out in turn
+FIT_MAX_ITERATIONS: Final = 1000  # the logistic fits' solver iterations: enough to converge on their few features
+
 # search/calibration/answer_fit.py
 
 ANSWER_FIT_PASSAGES_PER_QUESTION: Final = 5  # the nearest passages a question's Ask is given here
+# Even odds: the threshold kept when no candidate separates answered from declined at all
+ANSWER_FIT_FALLBACK_THRESHOLD: Final = 0.5
 # A "sure" answer is shown as the answer, with no hedge: it must be right so nearly always that a
 # reader can act on it, while a wrong one now and then is why its source stays cited beside it.
 SURE_PRECISION: Final = 0.9
@@ -342,6 +424,14 @@ CALIBRATION_ERROR_CHARS: Final = 500  # of the failure's message: enough to say 
 # search/ask/answers.py
 
 ASK_MAX_QUESTION_CHARS: Final = 2000  # a question, not a document: bounds what retrieval and the LLM prompt read
+# The raw text read before cleaning, in multiples of the limit: whitespace and control characters that
+# cleaning drops cannot bring a huge input in (Ask and verified questions)
+RAW_QUESTION_FACTOR: Final = 4
+ASK_LOG_NOTICE_CHARS: Final = 300  # AskLog.notice's column length
+
+# search/ask/question_words.py
+
+QUESTION_WORD_MIN_CHARS: Final = 3  # shorter words (not numbers) are particles: they match too much to weigh
 
 # search/ask/passages.py
 
@@ -397,6 +487,7 @@ VERIFIED_MAX_WORDINGS: Final = 50  # readers' paraphrases remembered per answer 
 # search/verified/wording.py
 
 VERIFIED_MAX_QUESTION_CHARS: Final = 2000  # as Ask's (ASK_MAX_QUESTION_CHARS)
+VERIFIED_WORDING_CHARS: Final = 2000  # VerifiedQuestion.text and .folded's column length: a wording is cut to fit
 
 # search/verified/selectors.py
 
@@ -421,6 +512,10 @@ PREVIEW_BUDGET_S: Final = 6.0
 # Share of the budget the "now" answers may take when they cannot run beside the rest (inside a
 # transaction): the rest indexes the draft and answers again.
 PREVIEW_NOW_SHARE: Final = 0.4
+
+# search/impact/views.py
+
+REVISION_MAX_DIGITS: Final = 9  # ?revision= with more digits is no revision (a 404), not an integer overflow
 
 # search/impact/selectors.py
 
@@ -454,6 +549,7 @@ TOP_PER_SPACE: Final = 10  # the head of each space's questions; the overview st
 GROUPING_MAX_EMBEDDED: Final = 400  # distinct wordings embedded per grouping; the rest group by folded text only
 GROUPING_BATCH: Final = 64  # wordings per embedder call: bounds one call's memory and request size
 GROUPING_VECTOR_TTL_S: Final = 7 * 24 * 3600  # a week: the insights pages revisit the same wordings for days
+GROUP_VARIANTS_SHOWN: Final = 5  # a group's other wordings listed: enough to see what it gathers
 # A question whose answers were rated "not helpful" this many times is a gap, not an answered
 # question: once may be one reader's taste, twice is the answer failing.
 REJECTED_SEVERAL: Final = 2
@@ -480,6 +576,10 @@ MAX_TO_REVIEW: Final = 200  # one screen an editor can work through; bounds the 
 
 MAX_HEADING_CHARS: Final = 1000  # Chunk.heading's column length; absurdly deep or long paths are cut to fit
 
+# search/management/commands/reindex.py
+
+REINDEX_TIMEOUT_S: Final = 3600.0  # the command's default wait for the queued reindex to finish
+
 # --- Summaries ---
 
 # summaries/extractive.py
@@ -493,6 +593,16 @@ LONG_PAGE_WORDS: Final = 150
 MAX_DIGEST_ROWS: Final = 12  # a digest is one line of a summary: a longer table is read on the page
 MAX_DIGEST_WORDS: Final = 60  # as long as the longest sentence kept (SUMMARY_MAX_WORDS)
 MAX_DIGEST_CELL_WORDS: Final = 8  # a table with prose in its cells is not a table of figures
+SUMMARY_SENTENCES: Final = 2  # sentences of a summary: what a result's line holds
+SUMMARY_SENTENCES_LONG: Final = 3  # …of a long page's (LONG_PAGE_WORDS), which has more to say
+KEY_POINT_PER_CANDIDATES: Final = 5  # at least one key point per this many usable sentences, up to MAX_KEY_POINTS
+
+# summaries/features.py
+
+# The length feature's cap and unit (words): the sentences kept are no longer than SUMMARY_MAX_WORDS,
+# and the unit is the scale the shipped weights were fitted at (a refit absorbs any other).
+FEATURE_LENGTH_CAP_WORDS: Final = 60
+FEATURE_LENGTH_UNIT_WORDS: Final = 30
 
 # summaries/fitting.py
 
@@ -500,6 +610,7 @@ MAX_DIGEST_CELL_WORDS: Final = 8  # a table with prose in its cells is not a tab
 # one editor's habits.
 SUMMARY_REGULARISATION_C: Final = 1.0
 SUMMARY_MAX_FOLDS: Final = 5  # cross-validation folds: each held-out fold keeps enough pages to score
+SUMMARY_FIT_MAX_ITERATIONS: Final = 2000  # the solver's iterations: enough to converge on the sentence features
 
 # summaries/scorer_fit.py
 
@@ -511,6 +622,9 @@ MIN_TICKED_PAGES: Final = 20
 
 # A few thousand tokens of input: enough for most pages in one call, small enough for any model.
 SUMMARY_INPUT_CAP_CHARS: Final = 12_000
+SUMMARY_MAX_TOKENS: Final = 500  # the LLM's reply: a short summary and its key points, and a bound on its cost
+LLM_SUMMARY_MAX_CHARS: Final = 2000  # of the LLM's summary kept: a summary, not a rewrite of the page
+LLM_KEY_POINT_MAX_CHARS: Final = 300  # of each LLM key point kept: a point, not a paragraph
 
 # --- Statements ---
 

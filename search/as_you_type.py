@@ -17,6 +17,7 @@ import hashlib
 import socket
 from typing import Any
 
+from config.numbers import AS_YOU_TYPE_SEQUENCE_MAX_DIGITS
 from config.numbers import AS_YOU_TYPE_SEQUENCE_SECONDS as SEQUENCE_SECONDS
 from core.cache import default_cache
 
@@ -36,7 +37,7 @@ def request_kind(*, htmx: bool, trigger: str | None, typing_path: bool) -> str:
 
 def parse_sequence(value: str | None) -> int | None:
     """The browser's keystroke number (static/js/app.js), or None when absent or not a number."""
-    return int(value) if value and value.isdigit() and len(value) <= 16 else None
+    return int(value) if value and value.isdigit() and len(value) <= AS_YOU_TYPE_SEQUENCE_MAX_DIGITS else None
 
 
 def superseded(*, session_key: str, sequence: int | None) -> bool:

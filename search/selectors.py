@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
-from config.numbers import MAX_PER_PAGE
+from config.numbers import MAX_PER_PAGE, RESULT_PASSAGES, SUMMARY_FALLBACK_CHARS
 from core import languages
 from core.text import split_sentences
 from handbook.models import LANGUAGES
@@ -159,7 +159,9 @@ def _results(
     window: list[PageHit], found: dict[int, resolve.ResultPage], parsed: ParsedQuery, *, with_summaries: bool
 ) -> list[SearchResult]:
     """The listed pages with their best passage's snippet, up to three passages and a summary."""
-    chunks = resolve.chunks([c.chunk_id for h in window for c in h.chunks[:3]], "id", "anchor", "heading", "text")
+    chunks = resolve.chunks(
+        [c.chunk_id for h in window for c in h.chunks[:RESULT_PASSAGES]], "id", "anchor", "heading", "text"
+    )
     summaries = summaries_for_pages([h.page_id for h in window]) if with_summaries else {}
     words = parsed.positive_words  # highlight marks the content words among them (search/retrieval/snippet.py)
     results = []
@@ -184,7 +186,7 @@ def _results(
                 snippet=highlight(best.text if best else "", words),
                 passages=[
                     ResultPassage(c.pk, c.anchor, c.heading)
-                    for c in (chunks.get(h.chunk_id) for h in hit.chunks[:3])
+                    for c in (chunks.get(h.chunk_id) for h in hit.chunks[:RESULT_PASSAGES])
                     if c is not None
                 ],
                 summary=_first_sentence(summary.text) if summary else "",
@@ -220,7 +222,7 @@ def _facets(
 
 def _first_sentence(text: str) -> str:
     sentences = split_sentences(text)
-    return sentences[0] if sentences else text[:200]
+    return sentences[0] if sentences else text[:SUMMARY_FALLBACK_CHARS]
 
 
 def search_pages(

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from config.numbers import MAX_PAGE_NUMBER
+from config.numbers import CLICK_PAGE_ID_DIGITS, MAX_PAGE_NUMBER, QUESTION_MIN_WORDS
 from core import languages
 from core.http import HtmxHttpRequest
 from core.ratelimit import allow
@@ -45,7 +45,7 @@ def looks_like_question(query: str) -> bool:
     if text.endswith("?"):
         return True
     words = text.lower().split()
-    return len(words) >= 3 and words[0].strip(",.:;!") in languages.QUESTION_OPENERS
+    return len(words) >= QUESTION_MIN_WORDS and words[0].strip(",.:;!") in languages.QUESTION_OPENERS
 
 
 def _page_number(value: str | None) -> int:
@@ -140,7 +140,7 @@ def search_opened_view(request: HttpRequest) -> HttpResponse:
         key = uuid.UUID(request.POST.get("log", ""))
     except ValueError:
         return HttpResponse(status=204)
-    if page.isdigit() and len(page) < 10:
+    if page.isdigit() and len(page) < CLICK_PAGE_ID_DIGITS:
         search_click_record(key=key, page_id=int(page))
     return HttpResponse(status=204)
 

@@ -32,7 +32,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from config.numbers import ANSWER_UNITS_PAGE_CACHE_SIZE as _PAGE_CACHE_SIZE
-from config.numbers import MAX_ITEM_WORDS, MAX_LEAD_WORDS, NAVIGATION_LINK_SHARE
+from config.numbers import CODE_LINE_SHARE, MAX_ITEM_WORDS, MAX_LEAD_WORDS, NAVIGATION_LINK_SHARE
 from core.text import split_sentences
 from handbook.html_tables import has_table, split_tables
 from handbook.inline_html import is_markup, without_markup, without_typed_breaks
@@ -122,7 +122,7 @@ def _is_navigation(text: str, link_chars: int) -> bool:
 
 
 def _is_code(text: str, code_chars: int) -> bool:
-    return bool(_COMMAND_RE.match(text)) or (code_chars > 0 and code_chars >= 0.7 * len(text))
+    return bool(_COMMAND_RE.match(text)) or (code_chars > 0 and code_chars >= CODE_LINE_SHARE * len(text))
 
 
 def is_filler(text: str) -> bool:

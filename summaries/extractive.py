@@ -13,7 +13,21 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from config.numbers import LONG_PAGE_WORDS, MAX_DIGEST_CELL_WORDS, MAX_DIGEST_ROWS, MAX_DIGEST_WORDS, MAX_KEY_POINTS
+from config.numbers import (
+    CLI_FLAG_CODE_CHARS,
+    DENSITY_MIN_WORDS,
+    KEY_POINT_PER_CANDIDATES,
+    LONG_PAGE_WORDS,
+    MAX_DIGEST_CELL_WORDS,
+    MAX_DIGEST_ROWS,
+    MAX_DIGEST_WORDS,
+    MAX_KEY_POINTS,
+    PROSE_MAX_CODE_SHARE,
+    PROSE_MIN_CODE_CHARS,
+    PROSE_MIN_LETTER_SHARE,
+    SUMMARY_SENTENCES,
+    SUMMARY_SENTENCES_LONG,
+)
 from config.numbers import SUMMARY_MAX_WORDS as MAX_WORDS
 from config.numbers import SUMMARY_MIN_WORDS as MIN_WORDS
 from core.text import content_words, split_sentences, words
@@ -74,10 +88,10 @@ def _is_prose(sentence: str) -> bool:
     if not visible:
         return False
     letters = sum(c.isalpha() for c in visible)
-    if letters / len(visible) < 0.6:
+    if letters / len(visible) < PROSE_MIN_LETTER_SHARE:
         return False
-    code = sum(c in _CODE_CHARS for c in visible) + 3 * len(_CLI_FLAG_RE.findall(sentence))
-    return not (code >= 3 and code / len(visible) > 0.1)
+    code = sum(c in _CODE_CHARS for c in visible) + CLI_FLAG_CODE_CHARS * len(_CLI_FLAG_RE.findall(sentence))
+    return not (code >= PROSE_MIN_CODE_CHARS and code / len(visible) > PROSE_MAX_CODE_SHARE)
 
 
 def is_whole_sentence(sentence: str) -> bool:
@@ -108,7 +122,7 @@ def _target_count(n_candidates: int, page_words: int, max_sentences: int | None)
         return max(0, min(max_sentences, n_candidates))
     if n_candidates <= 1:
         return n_candidates
-    return min(n_candidates, 3 if page_words > LONG_PAGE_WORDS else 2)
+    return min(n_candidates, SUMMARY_SENTENCES_LONG if page_words > LONG_PAGE_WORDS else SUMMARY_SENTENCES)
 
 
 def _rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
@@ -246,7 +260,7 @@ def _scored(
         weights = sum(tf[t] for t in set(terms)) / max_tf  # whole counts: the same sum in any set order
         # Density: per word, but with a floor so that a 5-word sentence made of
         # one frequent term does not beat an informative 20-word one.
-        density = weights / max(n_words, 8)
+        density = weights / max(n_words, DENSITY_MIN_WORDS)
         candidates.append(Candidate(index, sentence, frozenset(terms), density))
 
     page_words = len(words(plain_text))
@@ -263,7 +277,7 @@ def summary_from_pool(pool: Pool) -> ExtractiveSummary:
         return ExtractiveSummary(text="")
     chosen = sorted(_rank(candidates, count), key=lambda c: c.index)
 
-    n_key = min(MAX_KEY_POINTS, len(candidates), max(count, math.ceil(len(candidates) / 5)))
+    n_key = min(MAX_KEY_POINTS, len(candidates), max(count, math.ceil(len(candidates) / KEY_POINT_PER_CANDIDATES)))
     key = sorted(_rank(candidates, n_key), key=lambda c: c.index)
 
     sentences = [c.sentence for c in chosen]

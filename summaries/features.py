@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 
+from config.numbers import FEATURE_LENGTH_CAP_WORDS, FEATURE_LENGTH_UNIT_WORDS, SHORT_SENTENCE_WORDS, SUMMARY_DEPTH_CAP
 from core.text import content_words, words
 from statements.answer_units import Unit, page_units
 from summaries.extractive import Pool
@@ -100,12 +101,12 @@ def pool_features(pool: Pool, *, markdown: str | None, title: str, language: str
                 1.0 if i == 0 else 0.0,
                 1.0 / (1 + (unit.section_index if unit is not None else i)),
                 section / max(len(anchors) - 1, 1),
-                min(n_words, 60) / 30,
-                1.0 if n_words < 10 else 0.0,
+                min(n_words, FEATURE_LENGTH_CAP_WORDS) / FEATURE_LENGTH_UNIT_WORDS,
+                1.0 if n_words < SHORT_SENTENCE_WORDS else 0.0,
                 1.0 if _DIGIT_RE.search(cand.sentence) else 0.0,
                 1.0 if _CUE_RE.search(cand.sentence) else 0.0,
                 len(terms & opening) / len(terms) if terms and i else (1.0 if i == 0 else 0.0),
-                min(depth, 3) / 3,
+                min(depth, SUMMARY_DEPTH_CAP) / SUMMARY_DEPTH_CAP,
                 1.0 if unit is not None and unit.kind == "item" else 0.0,
                 1.0 if unit is not None and unit.anchor in table_anchors else 0.0,
                 1.0 if unit is not None and unit.has_link else 0.0,

@@ -13,6 +13,7 @@ import numpy as np
 from django.utils import timezone
 from sklearn.linear_model import LogisticRegression
 
+from config.numbers import SUMMARY_FIT_MAX_ITERATIONS
 from config.numbers import SUMMARY_MAX_FOLDS as MAX_FOLDS
 from config.numbers import SUMMARY_REGULARISATION_C as REGULARISATION_C
 from handbook.markdown import markdown_to_text
@@ -57,7 +58,9 @@ def fit_scorer(lessons: list[Lesson], label: str) -> Scorer:
     y = np.concatenate([lesson.labels for lesson in lessons])
     if y.all() or not y.any():
         raise ValueError("the ticks need both ticked and unticked sentences")
-    model = LogisticRegression(C=REGULARISATION_C, class_weight="balanced", max_iter=2000).fit(x, y)
+    model = LogisticRegression(C=REGULARISATION_C, class_weight="balanced", max_iter=SUMMARY_FIT_MAX_ITERATIONS).fit(
+        x, y
+    )
     return Scorer(label, tuple(round(float(w), 6) for w in model.coef_[0]), round(float(model.intercept_[0]), 6))
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from config.numbers import LLM_KEY_POINT_MAX_CHARS, LLM_SUMMARY_MAX_CHARS, MAX_KEY_POINTS, SUMMARY_MAX_TOKENS
 from config.numbers import SUMMARY_INPUT_CAP_CHARS as INPUT_CAP_CHARS
 from core.llm import LLMError, chat_json, parse_reply
 from core.text import detect_language
@@ -40,8 +41,8 @@ def _validate(reply: dict) -> LLMSummary:
     parsed = parse_reply(SummaryReply, reply)
     if not parsed.summary.strip():
         raise LLMError("reply has no summary")
-    points = [p.strip()[:300] for p in parsed.key_points if p.strip()][:5]
-    return LLMSummary(parsed.summary.strip()[:2000], points)
+    points = [p.strip()[:LLM_KEY_POINT_MAX_CHARS] for p in parsed.key_points if p.strip()][:MAX_KEY_POINTS]
+    return LLMSummary(parsed.summary.strip()[:LLM_SUMMARY_MAX_CHARS], points)
 
 
 def _summarise_text(title: str, text: str) -> LLMSummary:
@@ -51,7 +52,7 @@ def _summarise_text(title: str, text: str) -> LLMSummary:
     ]
     # Counted against the summaries' own per-minute limit, apart from Ask's; at the limit the
     # task retries later (LLMRateLimited is an LLMUnavailable) before falling back to extractive.
-    return _validate(chat_json(messages, purpose="summary", max_tokens=500))
+    return _validate(chat_json(messages, purpose="summary", max_tokens=SUMMARY_MAX_TOKENS))
 
 
 def supported_summary(summary: LLMSummary, *, title: str, text: str, language: str = "") -> LLMSummary:

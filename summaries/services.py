@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from kombu.exceptions import OperationalError
 
+from config.numbers import STORED_ERROR_CHARS
 from core.llm import LLMError, LLMUnavailable
 from core.queues import enqueue
 from handbook.markdown import markdown_to_text
@@ -94,7 +95,12 @@ def _store_failure(page, revision, digest, error):
         page=page,
         source_hash=digest,
         method=Summary.Method.LLM,
-        defaults={"revision": revision, "status": Summary.Status.FAILED, "error": error[:2000], "text": ""},
+        defaults={
+            "revision": revision,
+            "status": Summary.Status.FAILED,
+            "error": error[:STORED_ERROR_CHARS],
+            "text": "",
+        },
     )
 
 

@@ -18,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
+from config.numbers import IMPORT_ERRORS_SHOWN as SHOWN
 from handbook.models import Page, Revision, Space
 from summaries.features import quotable_units, unit_hash
 from summaries.models import SummaryPick
@@ -32,7 +33,9 @@ class TicksImportError(ValueError):
     """Rows that cannot be imported: ``errors`` holds "row N: why" for each."""
 
     def __init__(self, errors: list[str]) -> None:
-        super().__init__("; ".join(errors[:20]) + (f" (and {len(errors) - 20} more)" if len(errors) > 20 else ""))
+        super().__init__(
+            "; ".join(errors[:SHOWN]) + (f" (and {len(errors) - SHOWN} more)" if len(errors) > SHOWN else "")
+        )
         self.errors = errors
 
 

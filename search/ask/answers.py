@@ -33,6 +33,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils.translation import gettext_lazy
 
+from config.numbers import ASK_LOG_NOTICE_CHARS, RAW_QUESTION_FACTOR
 from config.numbers import ASK_MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
 from core.llm import (
     LLMError,
@@ -89,7 +90,7 @@ FALLBACK_NOTICES = {
 
 def validate_question(question: str) -> str:
     try:
-        text = clean_query(question[: MAX_QUESTION_CHARS * 4] if question else "")
+        text = clean_query(question[: MAX_QUESTION_CHARS * RAW_QUESTION_FACTOR] if question else "")
     except QueryError:
         text = question or ""
     if not text.strip():
@@ -165,7 +166,7 @@ def _log(user: Any, answer: Answer, started: float, passages: list[Passage] | No
         ],
         passage_spaces=spaces,
         passage_pages=list(dict.fromkeys(p.page_id for p in passages or ())),
-        notice=answer.notice[:300],
+        notice=answer.notice[:ASK_LOG_NOTICE_CHARS],
         cached=answer.cached,
         latency_ms=int((time.monotonic() - started) * 1000),
     )

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 
+from config.numbers import QUESTION_WORD_MIN_CHARS
 from core.text import content_words, prefix_stem, words
 from search.ask.passages import Passage
 
 
 def stems(tokens: list[str]) -> set[str]:
-    return {prefix_stem(w) for w in tokens if len(w) >= 3 or w.isdigit()}
+    return {prefix_stem(w) for w in tokens if len(w) >= QUESTION_WORD_MIN_CHARS or w.isdigit()}
 
 
 # "France (hors Paris)", "all countries except Norway": the word after such a marker is what the

@@ -32,6 +32,7 @@ import numpy as np
 from django.db.models import F
 from sklearn.linear_model import LogisticRegression
 
+from config.numbers import FIT_MAX_ITERATIONS
 from config.numbers import QUOTE_REFIT_MIN_ANSWERS as MIN_ANSWERS
 from core import fitted
 from handbook.models import Page
@@ -117,7 +118,7 @@ def lesson(verified: VerifiedAnswer, embedder: Any) -> tuple[np.ndarray, np.ndar
 def _fit(lessons: list[tuple[np.ndarray, np.ndarray]]) -> LogisticRegression:
     x = np.vstack([f for f, _ in lessons])
     y = np.concatenate([labels for _, labels in lessons])
-    return LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit(x, y)
+    return LogisticRegression(C=1.0, class_weight="balanced", max_iter=FIT_MAX_ITERATIONS).fit(x, y)
 
 
 def _first_is_picked(lessons: list[tuple[np.ndarray, np.ndarray]], score: Callable[[np.ndarray], np.ndarray]) -> float:

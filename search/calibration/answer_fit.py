@@ -37,9 +37,15 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
+from config.numbers import (
+    ANSWER_FIT_FALLBACK_THRESHOLD,
+    CALIBRATION_FOLDS,
+    FIT_MAX_ITERATIONS,
+    SURE_MIN_COVERAGE,
+    SURE_PRECISION,
+)
 from config.numbers import ANSWER_FIT_PASSAGES_PER_QUESTION as PASSAGES_PER_QUESTION
 from config.numbers import QUERY_FIT_REGULARISATION as REGULARISATION
-from config.numbers import SURE_MIN_COVERAGE, SURE_PRECISION
 from core.text import detect_language
 from search.ask.asked_kind import HOW_MANY, HOW_MUCH, WHEN, WHO, asked_kind, holds
 from search.ask.extractive import Candidate, candidates
@@ -142,7 +148,7 @@ def right_kind(answered: list[tuple[str, Unit]]) -> dict[str, float | int]:
 
 def best_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[float, float]:
     """The threshold with the highest mean of answered (answerable) and declined (unanswerable) shares."""
-    best = (0.0, 0.5)
+    best = (0.0, ANSWER_FIT_FALLBACK_THRESHOLD)
     for t in sorted(set(answerable) | set(unanswerable)):
         answered = sum(p >= t for p in answerable) / max(1, len(answerable))
         declined = sum(p < t for p in unanswerable) / max(1, len(unanswerable))
@@ -200,10 +206,10 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
     standardised = Standardised.of(x)
     z = standardised(x)
     held_out = np.zeros(len(rows))
-    for train, test in GroupKFold(n_splits=5).split(z, y, groups):
-        model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(z[train], y[train])
+    for train, test in GroupKFold(n_splits=CALIBRATION_FOLDS).split(z, y, groups):
+        model = LogisticRegression(C=REGULARISATION, max_iter=FIT_MAX_ITERATIONS).fit(z[train], y[train])
         held_out[test] = model.decision_function(z[test])
-    model = LogisticRegression(C=REGULARISATION, max_iter=1000).fit(z, y)
+    model = LogisticRegression(C=REGULARISATION, max_iter=FIT_MAX_ITERATIONS).fit(z, y)
     best_unit: dict[int, tuple[float, int]] = {}
     lead: dict[int, Candidate] = {}
     for (i, c, label), logit in zip(rows, held_out, strict=True):

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
+from config.numbers import CALIBRATION_FOLDS, FIT_MAX_ITERATIONS
 from config.numbers import PAGE_FIT_CANDIDATES as CANDIDATES
 from config.numbers import QUERY_FIT_REGULARISATION as REGULARISATION
 from core.text import detect_language
@@ -47,10 +48,12 @@ def fit_page_decision(calibration: CalibrationSet, handbook: CalibrationHandbook
     standardised = Standardised.of(x)
     z = standardised(x)
     held_out = np.zeros(len(rows))
-    for train, test in GroupKFold(n_splits=5).split(z, y, groups):
-        fold = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=1000).fit(z[train], y[train])
+    for train, test in GroupKFold(n_splits=CALIBRATION_FOLDS).split(z, y, groups):
+        fold = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=FIT_MAX_ITERATIONS).fit(
+            z[train], y[train]
+        )
         held_out[test] = fold.predict_proba(z[test])[:, 1]
-    model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=1000).fit(z, y)
+    model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=FIT_MAX_ITERATIONS).fit(z, y)
     close, separation = best_threshold(list(held_out[y == 1]), list(held_out[y == 0]))
     report = {
         "examples": {"results": len(rows), "answering": int(y.sum())},

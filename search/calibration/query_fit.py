@@ -36,7 +36,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import brier_score_loss, log_loss
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-from config.numbers import KEYWORD_ALONE_COVERAGE, MAX_EMPTY_SHARE, STAND_OUT_RANK
+from config.numbers import (
+    CALIBRATION_FOLDS,
+    FIT_MAX_ITERATIONS,
+    KEYWORD_ALONE_COVERAGE,
+    MAX_EMPTY_SHARE,
+    STAND_OUT_RANK,
+)
 from config.numbers import QUERY_FIT_REGULARISATION as REGULARISATION
 from config.numbers import STAND_OUT_NO_FLOOR as NO_FLOOR
 from core.languages import ALL_STOPWORDS, text_search_config
@@ -205,8 +211,8 @@ def fit_query_decision(
     x = np.asarray([[e.features.values()[name] for name in FEATURES] for e in examples], dtype=np.float64)
     y = np.asarray(labels)
     standardised = Standardised.of(x)
-    model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=1000)
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=FIT_MAX_ITERATIONS)
+    folds = StratifiedKFold(n_splits=CALIBRATION_FOLDS, shuffle=True, random_state=0)
     held_out = cross_val_predict(model, standardised(x), y, cv=folds, method="predict_proba")[:, 1]
     model.fit(standardised(x), y)
     weights, intercept = standardised.raw(model)

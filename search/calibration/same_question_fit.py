@@ -24,7 +24,7 @@ import itertools
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from config.numbers import MAX_OTHER_PAGE_MATCHES, MAX_OTHER_QUESTION_MATCHES
+from config.numbers import FIT_MAX_ITERATIONS, MAX_OTHER_PAGE_MATCHES, MAX_OTHER_QUESTION_MATCHES
 from config.numbers import SAME_QUESTION_FIT_PASSAGES_PER_QUESTION as PASSAGES_PER_QUESTION
 from search.calibration.calibration_set import CalibrationQuestion, CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
@@ -56,7 +56,7 @@ def fit_same_question(calibration: CalibrationSet, handbook: CalibrationHandbook
     related, second_look = _related(calibration, handbook, embedder, vectors, threshold)
     x = np.asarray(same + other + unrelated).reshape(-1, 1)
     y = np.asarray([1] * len(same) + [0] * (len(other) + len(unrelated)))
-    model = LogisticRegression(class_weight="balanced", max_iter=1000).fit(x, y)
+    model = LogisticRegression(class_weight="balanced", max_iter=FIT_MAX_ITERATIONS).fit(x, y)
     report = {
         "pairs": {"paraphrases": len(same), "same_passage_other_answer": len(other), "other_passage": len(unrelated)},
         "at_threshold": {

@@ -30,6 +30,7 @@ from typing import Any
 from celery import current_app
 from django.core.cache import cache
 
+from config.numbers import CALIBRATING_LOCK_TTL_S
 from core import fitted
 from search.models import DecisionPolicy
 
@@ -152,7 +153,7 @@ def policy_for(model: str) -> Policy | None:
 def _ask_for_calibration(model: str) -> None:
     """Queue the model's first calibration (once for every process: the cache key says it is queued)."""
     try:
-        if cache.add(f"decisions:calibrating:{model}", 1, timeout=3600):
+        if cache.add(f"decisions:calibrating:{model}", 1, timeout=CALIBRATING_LOCK_TTL_S):
             current_app.send_task("search.tasks.calibrate_model", args=[model])
     except Exception as exc:  # no broker: `manage.py calibrate` still fits it
         logger.warning("could not queue the calibration of %s: %s", model, exc)

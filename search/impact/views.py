@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from config.numbers import MAX_PREVIEWED
+from config.numbers import MAX_PREVIEWED, REVISION_MAX_DIGITS
 from core.http import HtmxHttpRequest
 from search.ask.answers import check_rate_limit
 from search.ask.replies import AskError
@@ -22,7 +22,7 @@ def revision_number(raw: str | None) -> int | None:
     """``?revision=`` as a number; anything else is a revision that does not exist (404)."""
     if raw in (None, ""):
         return None
-    if not raw.isdigit() or len(raw) > 9:
+    if not raw.isdigit() or len(raw) > REVISION_MAX_DIGITS:
         raise Http404
     return int(raw)
 

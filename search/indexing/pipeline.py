@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config.numbers import STORED_ERROR_CHARS
 from core.text import fold_accents
 from handbook.models import Page, text_search_config
 from search.embedding.embedders import EmbeddingError, bulk_slices, get_embedder, passages_in_slices
@@ -250,7 +251,7 @@ def _embed_pages(indexed: list[_WordsIndexed], model_name: str) -> list[ReindexR
     except EmbeddingError as exc:
         for step in indexed:
             IndexState.objects.filter(page=step.page, revision_id=step.revision_id).update(
-                status=IndexState.Status.FAILED, error=str(exc)[:2000], updated_at=timezone.now()
+                status=IndexState.Status.FAILED, error=str(exc)[:STORED_ERROR_CHARS], updated_at=timezone.now()
             )
         raise
     switching = is_switching(model_name)

@@ -18,10 +18,10 @@ from datetime import datetime
 import numpy as np
 from django.core.cache import cache
 
+from config.numbers import GROUP_VARIANTS_SHOWN, REJECTED_SEVERAL
 from config.numbers import GROUPING_BATCH as BATCH
 from config.numbers import GROUPING_MAX_EMBEDDED as MAX_EMBEDDED
 from config.numbers import GROUPING_VECTOR_TTL_S as VECTOR_TTL_S
-from config.numbers import REJECTED_SEVERAL
 from search.decisions.same_question import fold, similarity_threshold
 from search.embedding.model_switch import query_embedder
 
@@ -151,5 +151,5 @@ def _group(members: list[Mention]) -> Group:
         rejected=sum(1 for m in members if m.outcome == "rejected"),
         last_seen=max(m.at for m in members),
         spaces=[space for space, _n in spaces.most_common()],
-        variants=variants[:5],
+        variants=variants[:GROUP_VARIANTS_SHOWN],
     )

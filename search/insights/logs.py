@@ -19,7 +19,7 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from config.numbers import CLICK_WITHIN_HOURS, RESULTS_LOGGED
+from config.numbers import CLICK_WITHIN_HOURS, LANGUAGE_CODE_CHARS, RESULTS_LOGGED
 from config.numbers import LOG_MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from handbook.page_views import page_views_purge
 from search.insights.visibility import same_words
@@ -50,7 +50,7 @@ def search_miss_record(*, query: str, language: str, user: Any) -> SearchMiss | 
     if not text:
         return None
     key = _searcher_key(user.pk, text) if user.pk is not None else None  # anonymous: nobody
-    miss = SearchMiss.objects.create(query=text, language=language[:8], searcher_key=key)
+    miss = SearchMiss.objects.create(query=text, language=language[:LANGUAGE_CODE_CHARS], searcher_key=key)
     if key is not None:  # the instance holds the SQL, with the person's secret in it, not the key
         miss.refresh_from_db(using=miss._state.db, fields=["searcher_key"])  # the primary: a replica may lag
     return miss
@@ -65,7 +65,9 @@ def search_log_record(*, query: str, language: str, results: list[tuple[int, int
     space_of = dict(results)
     page_ids = list(space_of)[:RESULTS_LOGGED]
     spaces = list(dict.fromkeys(space_of[p] for p in page_ids))
-    return SearchLog.objects.create(query=text, language=language[:8], result_spaces=spaces, result_pages=page_ids)
+    return SearchLog.objects.create(
+        query=text, language=language[:LANGUAGE_CODE_CHARS], result_spaces=spaces, result_pages=page_ids
+    )
 
 
 def search_click_record(*, key: uuid.UUID, page_id: int) -> bool:

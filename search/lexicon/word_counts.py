@@ -10,7 +10,9 @@ from collections import Counter
 
 from django.db import connection
 
+from config.numbers import LEXICON_FETCH_BATCH as FETCH_BATCH
 from config.numbers import LEXICON_MAX_WORD_CHARS as MAX_WORD_CHARS
+from config.numbers import LEXICON_MIN_WORD_CHARS as MIN_WORD_CHARS
 from config.numbers import MAX_WORDS_PER_LANGUAGE
 from core import languages
 from core.text import STOPWORDS, words
@@ -24,7 +26,7 @@ def content_words(text: str, language: str) -> list[str]:
     """The words that are vocabulary (and get translated): no stop-words, numbers, 1-2 letter words,
     or tokens longer than any word (hashes, long identifiers: a real handbook has them)."""
     stop = STOPWORDS[language]
-    return [w for w in words(text) if 3 <= len(w) <= MAX_WORD_CHARS and w not in stop and not w.isdigit()]
+    return [w for w in words(text) if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS and w not in stop and not w.isdigit()]
 
 
 def vocabulary(scopes: list[str] | None = None) -> dict[str, dict[str, Counter[str]]]:
@@ -46,7 +48,7 @@ def vocabulary(scopes: list[str] | None = None) -> dict[str, dict[str, Counter[s
             + ") s JOIN search_chunk c ON c.id = s.id",
             params,
         )
-        while rows := cursor.fetchmany(2000):
+        while rows := cursor.fetchmany(FETCH_BATCH):
             for language, space_id, groups, heading, text in rows:
                 by_scope = counts[language].setdefault(scope_key(space_id, groups), Counter())
                 by_scope.update(set(content_words(f"{heading}\n{text}", language)))

@@ -42,6 +42,7 @@ from config.numbers import LEXICON_EMBED_BATCH as EMBED_BATCH
 from config.numbers import LEXICON_MIN_CHUNKS as MIN_CHUNKS
 from config.numbers import LEXICON_MIN_LANGUAGE_CHUNKS as MIN_LANGUAGE_CHUNKS
 from config.numbers import (
+    LEXICON_UPDATE_BATCH,
     MAX_QUERY_WORDS,
     ON_DEMAND_NEW_WORDS,
     REFUSED_BUILD_RETRY_S,
@@ -169,7 +170,7 @@ def _write(embedder: Embedder, wanted: dict, existing: dict, missing: list, prog
             for name, value in fields.items():
                 setattr(row, name, value)
             changed.append(row)
-    LexiconWord.objects.bulk_update(changed, ["scopes", "scope_chunks", "chunks"], batch_size=1000)
+    LexiconWord.objects.bulk_update(changed, ["scopes", "scope_chunks", "chunks"], batch_size=LEXICON_UPDATE_BATCH)
     # Words gone from the handbook, languages that lost their chunks, other models' vectors.
     stale = LexiconWord.objects.exclude(model=model) | LexiconWord.objects.exclude(language__in=list(wanted))
     stale.delete()

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.db import close_old_connections, connections
 
+from config.numbers import SEARCH_LIST_BARRIER_TIMEOUT_S as BARRIER_TIMEOUT_S
 from config.numbers import SEARCH_LIST_WORKERS as WORKERS
 from core.db_router import read_connection
 
@@ -83,7 +84,7 @@ def close_connections() -> None:
     barrier = threading.Barrier(WORKERS)
 
     def close() -> None:
-        barrier.wait(timeout=30)
+        barrier.wait(timeout=BARRIER_TIMEOUT_S)
         connections.close_all()
 
     for future in [pool.submit(close) for _ in range(WORKERS)]:

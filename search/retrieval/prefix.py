@@ -20,7 +20,9 @@ from config.numbers import MIN_PREFIX
 from config.numbers import PREFIX_ALL_WORDS_CANDIDATES as ALL_WORDS_CANDIDATES
 from config.numbers import PREFIX_ANY_WORD_CANDIDATES as ANY_WORD_CANDIDATES
 from config.numbers import PREFIX_HEADINGS as HEADINGS
+from config.numbers import PREFIX_MAX_INPUT_CHARS as MAX_INPUT_CHARS
 from config.numbers import PREFIX_MAX_TERMS as MAX_TERMS
+from config.numbers import PREFIX_MAX_WORD_CHARS as MAX_WORD_CHARS
 from config.numbers import PREFIX_TITLES as TITLES
 from core.db_router import read_connection
 from core.languages import ALL_STOPWORDS
@@ -56,7 +58,7 @@ def typed_terms(text: str) -> list[str]:
     has nothing else, and a last word too short to narrow anything waits for its next letter. The
     last word is kept even when it is a stop-word so far ("le" on its way to "leave").
     """
-    typed = words(text[:300])
+    typed = words(text[:MAX_INPUT_CHARS])
     if not typed:
         return []
     *done, last = typed
@@ -65,7 +67,7 @@ def typed_terms(text: str) -> list[str]:
         kept.append(last)
     elif not kept:  # nothing but stop-words so far ("how do I"): they are what there is to match
         kept = [w for w in done if len(w) > 1]
-    return list(dict.fromkeys(w[:50] for w in kept))[-MAX_TERMS:]
+    return list(dict.fromkeys(w[:MAX_WORD_CHARS] for w in kept))[-MAX_TERMS:]
 
 
 def _tsquery(terms: list[str], operator: str) -> str:

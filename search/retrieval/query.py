@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from config.numbers import QUERY_MAX_CHARS as MAX_QUERY_CHARS
+from config.numbers import QUERY_MAX_EXCLUDED as MAX_EXCLUDED
+from config.numbers import QUERY_MAX_PHRASES as MAX_PHRASES
 from config.numbers import QUERY_MAX_TERMS as MAX_TERMS
 from core.text import fold_accents
 
@@ -79,8 +81,8 @@ def parse_query(text: str) -> ParsedQuery:
                 parsed.terms.extend(words)
     # Keep the order, drop repeats, bound the work a single query can ask for.
     parsed.terms = list(dict.fromkeys(parsed.terms))[:MAX_TERMS]
-    parsed.phrases = parsed.phrases[:8]
-    parsed.excluded = parsed.excluded[:8]
+    parsed.phrases = parsed.phrases[:MAX_PHRASES]
+    parsed.excluded = parsed.excluded[:MAX_EXCLUDED]
     return parsed
 
 

@@ -37,6 +37,9 @@ from django.db import transaction
 from pydantic import BaseModel
 
 from config.numbers import QUERY_TRANSLATION_FAILURE_TTL_S as FAILURE_TTL_S
+from config.numbers import QUERY_TRANSLATION_MAX_EXTRA_CHARS as MAX_EXTRA_CHARS
+from config.numbers import QUERY_TRANSLATION_MAX_GROWTH as MAX_GROWTH
+from config.numbers import QUERY_TRANSLATION_MAX_TOKENS as MAX_TOKENS
 from config.numbers import QUERY_TRANSLATION_MIN_WORDS as MIN_WORDS
 from config.numbers import QUERY_TRANSLATION_PENDING_TTL_S as PENDING_TTL_S
 from config.numbers import QUERY_TRANSLATION_RATE_LIMITED_TTL_S as RATE_LIMITED_TTL_S
@@ -228,11 +231,11 @@ def translate_query(text: str, source: str, target: str, *, user_id: int | None 
             user_id=user_id,
             attempts=1,
             max_retries=0,  # one query, one call: a failure is remembered for FAILURE_TTL_S instead
-            max_tokens=200,
+            max_tokens=MAX_TOKENS,
             deadline=time.monotonic() + FETCH_TIMEOUT_S,
         )
         translation = parse_reply(TranslationReply, reply, "translation").translation
-        if not translation.strip() or len(translation) > 3 * len(text) + 50:
+        if not translation.strip() or len(translation) > MAX_GROWTH * len(text) + MAX_EXTRA_CHARS:
             raise LLMError("translation has the wrong shape")
         translation = " ".join(translation.split())
     except LLMRateLimited as exc:

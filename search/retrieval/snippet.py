@@ -15,7 +15,7 @@ import re
 
 from django.utils.safestring import SafeString, mark_safe
 
-from config.numbers import SNIPPET_CHARS
+from config.numbers import SNIPPET_CHARS, SNIPPET_LEAD_PARTS, SNIPPET_OPEN_STEM_CHARS
 from core import languages
 from core.text import fold_accents, prefix_stem
 
@@ -41,7 +41,7 @@ def _spans(folded: str, words: list[str]) -> list[tuple[int, int]]:
     stems = sorted({prefix_stem(w) for w in marked_words(words)}, key=len, reverse=True)
     spans: list[tuple[int, int]] = []
     for stem in stems:
-        tail = r"\w*" if len(stem) > 3 else r"s?\b"
+        tail = r"\w*" if len(stem) > SNIPPET_OPEN_STEM_CHARS else r"s?\b"
         for match in re.finditer(r"\b" + re.escape(stem) + tail, folded):
             if not any(s <= match.start() < e for s, e in spans):
                 spans.append((match.start(), match.end()))
@@ -50,8 +50,8 @@ def _spans(folded: str, words: list[str]) -> list[tuple[int, int]]:
 
 def _window(text: str, spans: list[tuple[int, int]], limit: int) -> tuple[int, int]:
     start = 0
-    if spans and spans[0][0] > limit // 3:
-        start = text.rfind(" ", 0, spans[0][0] - limit // 3) + 1
+    if spans and spans[0][0] > limit // SNIPPET_LEAD_PARTS:
+        start = text.rfind(" ", 0, spans[0][0] - limit // SNIPPET_LEAD_PARTS) + 1
     end = min(len(text), start + limit)
     if end < len(text):
         space = text.rfind(" ", start, end)

@@ -32,6 +32,7 @@ from rapidfuzz.distance import OSA
 from config.numbers import SUGGEST_CANDIDATES as CANDIDATES
 from config.numbers import SUGGEST_MAX_VOCABULARIES as MAX_VOCABULARIES
 from config.numbers import SUGGEST_MIN_WORD_CHARS as MIN_WORD_CHARS
+from config.numbers import SUGGEST_READ_BATCH as READ_BATCH
 from config.numbers import SUGGEST_TWO_EDITS_FROM as TWO_EDITS_FROM
 from core.text import STOPWORDS, detect_language, fold_accents
 from search.embedding.embedders import Embedder
@@ -73,7 +74,7 @@ def reader_vocabulary(reader: Reader, embedder: Embedder | None = None) -> Vocab
     languages: dict[str, set[str]] = {}
     readable: dict[str, bool] = {}
     rows = LexiconWord.objects.filter(model=key[0]).values_list("word", "language", "scopes", "scope_chunks")
-    for word, language, scopes, scope_chunks in rows.iterator(chunk_size=5000):
+    for word, language, scopes, scope_chunks in rows.iterator(chunk_size=READ_BATCH):
         n = 0
         for scope, chunks in zip(scopes or [], scope_chunks or [], strict=True):
             can = readable.get(scope)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from config.numbers import SMALL_INDEX_CHUNKS
+from config.numbers import BM25_IDF_SMOOTHING, SMALL_INDEX_CHUNKS
 from config.numbers import STATISTICS_REFRESH_DEBOUNCE_S as REFRESH_DEBOUNCE_S
 from core import languages
 from core.db_router import read_connection
@@ -177,7 +177,7 @@ def term_weights(terms: list[str], reader: Reader = EVERYTHING) -> dict[str, lis
     weights: dict[str, dict[str, TermWeight]] = {}
     for term, lang, ndoc, total in rows:
         n = max(total, ndoc, 1)
-        idf = math.log(1 + (n - ndoc + 0.5) / (ndoc + 0.5))
+        idf = math.log(1 + (n - ndoc + BM25_IDF_SMOOTHING) / (ndoc + BM25_IDF_SMOOTHING))
         known = weights.setdefault(lang, {}).get(term)
         # A word that splits into several lexemes keeps its rarest one.
         if known is None or idf > known.idf:

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from config.numbers import VERIFIED_MAX_UNITS as MAX_UNITS
 from config.numbers import VERIFIED_MAX_WORDINGS as MAX_WORDINGS
+from config.numbers import VERIFIED_WORDING_CHARS as WORDING_CHARS
 from core.text import detect_language
 from handbook.models import Page, Space
 from handbook.permissions import can_edit, can_edit_space
@@ -53,9 +54,9 @@ def _remember(verified: VerifiedAnswer, text: str, *, asked: bool, vector: Any =
         vector, model = question_vector(text)
     VerifiedQuestion.objects.update_or_create(
         verified=verified,
-        folded=fold(text)[:2000],
+        folded=fold(text)[:WORDING_CHARS],
         defaults={
-            "text": text[:2000],
+            "text": text[:WORDING_CHARS],
             "language": detect_language(text),
             "model": model if vector is not None else "",
             "embedding": vector,

@@ -19,6 +19,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from config.numbers import IMPORT_ERRORS_SHOWN as SHOWN
+from config.numbers import LANGUAGE_CODE_CHARS
 from handbook.models import Page, Revision, Space
 from handbook.permissions import can_edit_space
 from search.models import VerifiedAnswer
@@ -32,7 +34,9 @@ class TransferError(ValueError):
     """Lines that cannot be imported: ``errors`` holds "line N: why" for each."""
 
     def __init__(self, errors: list[str]) -> None:
-        super().__init__("; ".join(errors[:20]) + (f" (and {len(errors) - 20} more)" if len(errors) > 20 else ""))
+        super().__init__(
+            "; ".join(errors[:SHOWN]) + (f" (and {len(errors) - SHOWN} more)" if len(errors) > SHOWN else "")
+        )
         self.errors = errors
 
 
@@ -86,7 +90,7 @@ def _check(number: int, row: Any, spaces: dict[str, Space], pages: dict[str, Pag
     return "", {
         "kind": kind,
         "question": question,
-        "language": str(row.get("language") or "")[:8] or "en",
+        "language": str(row.get("language") or "")[:LANGUAGE_CODE_CHARS] or "en",
         "space": space,
         "page": page,
         "revision_number": row.get("revision"),

@@ -7,6 +7,7 @@ import hashlib
 import logging
 import unicodedata
 
+from config.numbers import RAW_QUESTION_FACTOR
 from config.numbers import VERIFIED_MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
 from search.decisions.same_question import fold, related_threshold, similarity_threshold
 from search.embedding.model_switch import query_embedder
@@ -20,7 +21,7 @@ __all__ = ["clean_question", "fold", "question_vector", "related_distance", "sam
 
 def clean_question(text: str) -> str:
     """The question as Ask reads it; ValueError (a message for the editor) when there is none."""
-    raw = (text or "")[: MAX_QUESTION_CHARS * 4]
+    raw = (text or "")[: MAX_QUESTION_CHARS * RAW_QUESTION_FACTOR]
     # Control characters are not words (Postgres text refuses NUL); whitespace is collapsed.
     cleaned = " ".join("".join(" " if unicodedata.category(ch).startswith("C") else ch for ch in raw).split())
     if not cleaned.strip():

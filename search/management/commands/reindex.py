@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from config.numbers import REINDEX_TIMEOUT_S
 from core.queues import BULK, bulk_work, workers_available
 from handbook import page_work
 from handbook.models import Page
@@ -20,7 +21,7 @@ class Command(BaseCommand):
         scope.add_argument("--page", help="one page (ref)")
         parser.add_argument("--wait", action="store_true", help="return once every page is indexed")
         parser.add_argument("--inline", action="store_true", help="index in this process even if workers run")
-        parser.add_argument("--timeout", type=float, default=3600.0)
+        parser.add_argument("--timeout", type=float, default=REINDEX_TIMEOUT_S)
 
     def handle(self, *args, **options):
         pages = Page.objects.published()

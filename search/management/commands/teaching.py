@@ -15,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from config.numbers import IMPORT_ERRORS_SHOWN
 from handbook.models import Space
 from search.verified.transfer import TYPE as VERIFIED
 from search.verified.transfer import TransferError, verified_export, verified_import
@@ -79,7 +80,7 @@ class Command(BaseCommand):
                 else:
                     errors.append(f'line {number}: "type" must be "{VERIFIED}" or "{PICK}"')
         if errors:
-            raise CommandError("nothing imported: " + "; ".join(errors[:20]))
+            raise CommandError("nothing imported: " + "; ".join(errors[:IMPORT_ERRORS_SHOWN]))
         try:
             with transaction.atomic():  # both kinds, or neither
                 counts = verified_import(answers)

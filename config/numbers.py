@@ -409,6 +409,7 @@ SAME_QUESTION_FIT_PASSAGES_PER_QUESTION: Final = 5
 
 # The floors and offsets tried: a floor is a round value, not one sentence's own cosine
 STATEMENT_FIT_GRID_STEP: Final = 0.005
+STATEMENT_FIT_SWEEP_SPAN: Final = 0.05  # the fit report lists floors this far either side of the chosen one
 # The share of faithful paraphrases the floor must keep: a policy choice, not a fit. One in sixteen
 # may be refused by its cosine, as the bundled model's hand-set floor did before it was fitted: a
 # floor low enough for every last paraphrase lets more invented sentences through, and the words
@@ -575,6 +576,11 @@ MAX_TO_REVIEW: Final = 200  # one screen an editor can work through; bounds the 
 # search/indexing/chunking.py
 
 MAX_HEADING_CHARS: Final = 1000  # Chunk.heading's column length; absurdly deep or long paths are cut to fit
+# A chunk is cut near this many characters: a passage short enough to embed whole and to quote, long
+# enough to hold a rule and its conditions.
+CHUNK_TARGET_CHARS: Final = 800
+# The most a chunk holds: longer prose is split at sentence ends (code blocks and table rows stay whole)
+CHUNK_MAX_CHARS: Final = 1200
 
 # search/management/commands/reindex.py
 

@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
-from config.numbers import MAX_PER_PAGE, RESULT_PASSAGES, SUMMARY_FALLBACK_CHARS
+from config.numbers import MAX_PER_PAGE, RESULT_PASSAGES, SEARCH_DEFAULT_LIMIT, SUMMARY_FALLBACK_CHARS
 from core import languages
 from core.text import split_sentences
 from handbook.models import LANGUAGES
@@ -105,7 +105,7 @@ def run_search(
     filters: Filters | None = None,
     page: int = 1,
     *,
-    per_page: int = 10,
+    per_page: int = SEARCH_DEFAULT_LIMIT,
     with_summaries: bool = True,
     ui_language: str | None = None,
 ) -> SearchOutcome:
@@ -232,7 +232,7 @@ def search_pages(
     space: str | None = None,
     language: str | None = None,
     page: int = 1,
-    per_page: int = 10,
+    per_page: int = SEARCH_DEFAULT_LIMIT,
     with_summaries: bool = True,
     ui_language: str | None = None,
 ) -> SearchPage:

@@ -36,6 +36,7 @@ import numpy as np
 
 from config.numbers import STATEMENT_FIT_GRID_STEP as GRID_STEP
 from config.numbers import STATEMENT_FIT_KEPT_SHARE as KEPT_SHARE
+from config.numbers import STATEMENT_FIT_SWEEP_SPAN as SWEEP_SPAN
 from search.calibration.calibration_set import DATA, CalibrationDataError
 from search.decisions.policy import Decision
 from search.decisions.statement_floor import CROSS_LANGUAGE_OFFSET, MAX_NEW_WORDS, MIN_SIMILARITY
@@ -134,7 +135,7 @@ def fit_statement_check(embedder: Embedder) -> Decision:
         "invented_passing_by_cosine": passing("invented", floor),
         "sweep": [
             {"floor": f, "faithful_kept": passing("faithful", f)["share"], "invented_passing": passing("invented", f)}
-            for f in _grid(floor - 0.05, floor + 0.05)[::2]
+            for f in _grid(floor - SWEEP_SPAN, floor + SWEEP_SPAN)[::2]
         ],
         "words": words,
         "cosines": {

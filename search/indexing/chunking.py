@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from config.numbers import MAX_HEADING_CHARS
+from config.numbers import CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, MAX_HEADING_CHARS
 from core.text import split_sentences
 from handbook.markdown import Block, Piece, markdown_blocks
 
@@ -182,7 +182,9 @@ def _pack(units: list[_Unit], target_chars: int, max_chars: int) -> list[str]:
     return [chunk.strip() for chunk in chunks if chunk.strip()]
 
 
-def chunk_markdown(body: str, *, target_chars: int = 800, max_chars: int = 1200) -> list[ChunkDraft]:
+def chunk_markdown(
+    body: str, *, target_chars: int = CHUNK_TARGET_CHARS, max_chars: int = CHUNK_MAX_CHARS
+) -> list[ChunkDraft]:
     """Split a Markdown page into search chunks (ordinals 0..n-1)."""
     if target_chars <= 0 or max_chars < target_chars:
         raise ValueError("need 0 < target_chars <= max_chars")

@@ -223,6 +223,7 @@ EXACT_SCAN_MAX_CHUNKS: Final = 30_000  # …unless the visible set is this large
 # HNSW forced on the dev corpora, native questions are unchanged and translated ones lose a question
 # each (bench.search quality; docs/dev/benchmarks.md).
 HNSW_EF_SEARCH: Final = 200
+VECTOR_TEXT_CACHE_SIZE: Final = 64  # recent query vectors' text form: a repeated query skips converting its vector
 
 # search/models.py
 
@@ -233,6 +234,7 @@ HNSW_DIMENSIONS: Final = 384  # the dimension the HNSW indexes cover; other dime
 LOCAL_DIMENSIONS: Final = 384  # the local model's output size, fixed by the model; the vector columns match it
 # The local model reads a bounded number of tokens; this many characters stays under that bound.
 EMBEDDER_MAX_INPUT_CHARS: Final = 2000
+REMOTE_EMBEDDER_CACHE_SIZE: Final = 4  # remote embedder clients kept, one per configuration in use
 
 # search/retrieval/query_embedding.py
 
@@ -334,6 +336,7 @@ PREFIX_ALL_WORDS_CANDIDATES: Final = 40
 PREFIX_ANY_WORD_CANDIDATES: Final = 80  # each candidate's vector is computed in the statement: the caps stay small
 PREFIX_TITLES: Final = 5  # title suggestions under the search box: a list read at a glance while typing
 PREFIX_HEADINGS: Final = 5  # heading suggestions under them, for the same reader
+PAGE_URL_CACHE_SIZE: Final = 4096  # page URLs remembered per process: the pages suggested while typing stay warm
 
 # search/retrieval/suggest.py
 

@@ -22,7 +22,7 @@ import numpy as np
 from django.conf import settings
 
 from config.numbers import EMBEDDER_MAX_INPUT_CHARS as MAX_INPUT_CHARS
-from config.numbers import LOCAL_DIMENSIONS
+from config.numbers import LOCAL_DIMENSIONS, REMOTE_EMBEDDER_CACHE_SIZE
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -189,7 +189,7 @@ def get_embedder() -> Embedder | None:
     return local_embedder()
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=REMOTE_EMBEDDER_CACHE_SIZE)
 def _remote(base_url: str, model: str, api_key: str, dimensions: int, timeout: float) -> OpenAIEmbedder:
     return OpenAIEmbedder(base_url=base_url, model=model, api_key=api_key, dimensions=dimensions, timeout=timeout)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.urls import get_script_prefix, reverse
 
-from config.numbers import MIN_PREFIX
+from config.numbers import MIN_PREFIX, PAGE_URL_CACHE_SIZE
 from config.numbers import PREFIX_ALL_WORDS_CANDIDATES as ALL_WORDS_CANDIDATES
 from config.numbers import PREFIX_ANY_WORD_CANDIDATES as ANY_WORD_CANDIDATES
 from config.numbers import PREFIX_HEADINGS as HEADINGS
@@ -201,7 +201,7 @@ def _page_url(space_slug: str, page_slug: str) -> str:
     return _reversed_page_url(get_script_prefix(), space_slug, page_slug)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=PAGE_URL_CACHE_SIZE)
 def _reversed_page_url(script_prefix: str, space_slug: str, page_slug: str) -> str:
     # Remembered: a keystroke lists up to ten pages, and ``reverse`` was a tenth of its Python time.
     # A URL depends on the slugs and the script prefix only (both in the key).

@@ -15,13 +15,14 @@ from config.numbers import (
     HNSW_DIMENSIONS,
     HNSW_EF_SEARCH,
     LEG_DEPTH,
+    VECTOR_TEXT_CACHE_SIZE,
 )
 from core.db_router import read_connection
 from search.retrieval.hits import ChunkHit, Filters
 from search.retrieval.visibility import VisiblePages
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=VECTOR_TEXT_CACHE_SIZE)
 def _text_of(values: tuple[float, ...]) -> str:
     return Vector(list(values)).to_text()
 

@@ -208,7 +208,7 @@ KEYWORD_MIN_COVERAGE: Final = 0.0
 
 SMALL_INDEX_CHUNKS: Final = 5_000  # below this a full refresh is cheap enough to run after every reindex
 STATISTICS_REFRESH_DEBOUNCE_S: Final = 60  # a bulk edit or import recounts a scope once, not once per page
-BM25_IDF_SMOOTHING: Final = 0.5  # part of BM25's IDF (the Robertson–Spärck Jones form), not a tuned value
+BM25_IDF_SMOOTHING: Final = 0.5  # part of the Okapi IDF's definition (the Robertson–Spärck Jones form), not tuned
 
 # --- Search: the vector list ---
 
@@ -232,6 +232,7 @@ HNSW_DIMENSIONS: Final = 384  # the dimension the HNSW indexes cover; other dime
 # search/embedding/embedders.py
 
 LOCAL_DIMENSIONS: Final = 384  # the local model's output size, fixed by the model; the vector columns match it
+REMOTE_EMBED_MAX_BATCH: Final = 2048  # inputs per request to an OpenAI-compatible embeddings API: its own limit
 # The local model reads a bounded number of tokens; this many characters stays under that bound.
 EMBEDDER_MAX_INPUT_CHARS: Final = 2000
 REMOTE_EMBEDDER_CACHE_SIZE: Final = 4  # remote embedder clients kept, one per configuration in use
@@ -252,6 +253,14 @@ LEG_DEPTH: Final = 100  # chunks each leg contributes to fusion
 SEARCH_LIST_WORKERS: Final = 3
 # The lists' threads wait for each other at most this long before a search gives up on a stuck one
 SEARCH_LIST_BARRIER_TIMEOUT_S: Final = 30
+
+# search/tasks.py
+
+# An embedder outage is retried with growing waits, from the first to the longest, this many times:
+# a restarting local model or a provider's brief outage is waited out, a lasting one is left to the sweep.
+EMBEDDING_RETRY_BACKOFF_S: Final = 2
+EMBEDDING_RETRY_BACKOFF_MAX_S: Final = 300
+EMBEDDING_MAX_RETRIES: Final = 6
 
 # search/retrieval/crosslang.py
 
@@ -398,6 +407,9 @@ MIN_AGREEING: Final = 2
 # search/calibration/retrieval_fit.py
 
 RETRIEVAL_FIT_FOLDS: Final = 5  # the held-out score: each fifth of the passages scored by the pair the rest chose
+# The centring and the vector weight tried: from none to all in even steps
+RETRIEVAL_FIT_GRID_STEP: Final = 0.1
+RETRIEVAL_FIT_GRID_POINTS: Final = 11  # none, all, and the steps between
 
 # search/calibration/same_question_fit.py
 
@@ -480,6 +492,7 @@ QUOTE_REFIT_MIN_ANSWERS: Final = 20
 # search/ask/feedback.py
 
 FEEDBACK_MAX_COMMENT_CHARS: Final = 2000  # a comment, not a document: bounds what one feedback row stores
+FEEDBACK_STEP_CHARS: Final = 10  # the feedback form's step name: a longer one is no step of the form
 
 # --- Search: verified answers ---
 
@@ -519,7 +532,7 @@ PREVIEW_NOW_SHARE: Final = 0.4
 
 # search/impact/views.py
 
-REVISION_MAX_DIGITS: Final = 9  # ?revision= with more digits is no revision (a 404), not an integer overflow
+REVISION_MAX_DIGITS: Final = 9  # ?revision= with more digits is no revision (not found), not an integer overflow
 
 # search/impact/selectors.py
 
@@ -611,7 +624,7 @@ KEY_POINT_PER_CANDIDATES: Final = 5  # at least one key point per this many usab
 # The length feature's cap and unit (words): the sentences kept are no longer than SUMMARY_MAX_WORDS,
 # and the unit is the scale the shipped weights were fitted at (a refit absorbs any other).
 FEATURE_LENGTH_CAP_WORDS: Final = 60
-FEATURE_LENGTH_UNIT_WORDS: Final = 30
+FEATURE_LENGTH_UNIT_WORDS: Final = 30  # the length feature counts in units of this many words
 
 # summaries/fitting.py
 
@@ -631,6 +644,14 @@ MIN_TICKED_PAGES: Final = 20
 
 # A few thousand tokens of input: enough for most pages in one call, small enough for any model.
 SUMMARY_INPUT_CAP_CHARS: Final = 12_000
+
+# summaries/tasks.py
+
+# An unreachable LLM provider is retried with growing waits, from the first to the longest, this many
+# times; the last try falls back to the extractive summary.
+SUMMARY_RETRY_BACKOFF_S: Final = 5
+SUMMARY_RETRY_BACKOFF_MAX_S: Final = 600
+SUMMARY_MAX_RETRIES: Final = 5
 SUMMARY_MAX_TOKENS: Final = 500  # the LLM's reply: a short summary and its key points, and a bound on its cost
 LLM_SUMMARY_MAX_CHARS: Final = 2000  # of the LLM's summary kept: a summary, not a rewrite of the page
 LLM_KEY_POINT_MAX_CHARS: Final = 300  # of each LLM key point kept: a point, not a paragraph

@@ -7,6 +7,7 @@ from typing import Any
 
 from celery import shared_task
 
+from config.numbers import EMBEDDING_MAX_RETRIES, EMBEDDING_RETRY_BACKOFF_MAX_S, EMBEDDING_RETRY_BACKOFF_S
 from handbook.health import heartbeat_write
 from handbook.models import Page
 from search.ask.quote_learning import quote_ranker_fit
@@ -26,10 +27,10 @@ EMBEDDING_TASK: dict[str, Any] = {
     "acks_late": True,
     "reject_on_worker_lost": True,
     "autoretry_for": (EmbeddingError,),
-    "retry_backoff": 2,
-    "retry_backoff_max": 300,
+    "retry_backoff": EMBEDDING_RETRY_BACKOFF_S,
+    "retry_backoff_max": EMBEDDING_RETRY_BACKOFF_MAX_S,
     "retry_jitter": True,
-    "max_retries": 6,
+    "max_retries": EMBEDDING_MAX_RETRIES,
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from config.numbers import SUMMARY_MAX_RETRIES, SUMMARY_RETRY_BACKOFF_MAX_S, SUMMARY_RETRY_BACKOFF_S
 from core.llm import LLMUnavailable
 from summaries.scorer_fit import summary_scorer_refit
 from summaries.services import summary_generate
@@ -14,10 +15,10 @@ from summaries.services import summary_generate
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(LLMUnavailable,),
-    retry_backoff=5,
-    retry_backoff_max=600,
+    retry_backoff=SUMMARY_RETRY_BACKOFF_S,
+    retry_backoff_max=SUMMARY_RETRY_BACKOFF_MAX_S,
     retry_jitter=True,
-    max_retries=5,
+    max_retries=SUMMARY_MAX_RETRIES,
 )
 def summarise_page(self, page_id: int, revision_id: int | None = None) -> str:
     # Retry an unreachable provider with backoff; on the last try fall back to extractive.

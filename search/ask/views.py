@@ -21,6 +21,7 @@ from django.utils.translation import get_language, override
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from config.numbers import FEEDBACK_MAX_COMMENT_CHARS, FEEDBACK_STEP_CHARS
 from core.http import HtmxHttpRequest
 from handbook.models import Space
 from search.ask.answers import AskError, answer_question, stream_answer
@@ -140,11 +141,11 @@ def ask_stream_view(request: HttpRequest) -> StreamingHttpResponse:
 class FeedbackForm(forms.Form):
     log_id = forms.IntegerField(min_value=1)
     helpful = forms.TypedChoiceField(choices=[("1", "yes"), ("0", "no")], coerce=lambda v: v == "1")
-    comment = forms.CharField(required=False, max_length=2000)
+    comment = forms.CharField(required=False, max_length=FEEDBACK_MAX_COMMENT_CHARS)
     # The second step of a "No": the space that should answer (optional; checked against the
     # spaces the asker may read by feedback_record).
     space = forms.IntegerField(required=False, min_value=1)
-    step = forms.CharField(required=False, max_length=10)
+    step = forms.CharField(required=False, max_length=FEEDBACK_STEP_CHARS)
 
 
 @login_required

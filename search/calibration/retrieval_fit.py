@@ -24,6 +24,8 @@ from sklearn.model_selection import GroupKFold
 
 from config.numbers import LEG_DEPTH, MIN_CHUNKS_PER_LANGUAGE, RRF_K
 from config.numbers import RETRIEVAL_FIT_FOLDS as FOLDS
+from config.numbers import RETRIEVAL_FIT_GRID_POINTS as GRID_POINTS
+from config.numbers import RETRIEVAL_FIT_GRID_STEP as GRID_STEP
 from core.text import detect_language
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
@@ -31,7 +33,7 @@ from search.decisions.policy import Decision
 from search.decisions.retrieval import NEUTRAL, RetrievalWeights, retrieval_decision
 from search.embedding.embedders import Embedder
 
-GRID = tuple(round(0.1 * i, 1) for i in range(11))  # α and the weight alike: none .. all
+GRID = tuple(round(GRID_STEP * i, 1) for i in range(GRID_POINTS))  # α and the weight alike: none .. all
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 from django.conf import settings
 
 from config.numbers import EMBEDDER_MAX_INPUT_CHARS as MAX_INPUT_CHARS
-from config.numbers import LOCAL_DIMENSIONS, REMOTE_EMBEDDER_CACHE_SIZE
+from config.numbers import LOCAL_DIMENSIONS, REMOTE_EMBED_MAX_BATCH, REMOTE_EMBEDDER_CACHE_SIZE
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -100,7 +100,7 @@ class LocalE5Embedder:
 class OpenAIEmbedder:
     """Any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` client."""
 
-    max_batch = 2048  # the API's limit on inputs per request
+    max_batch = REMOTE_EMBED_MAX_BATCH
     remote = True
 
     def __init__(self, *, base_url: str, model: str, api_key: str, dimensions: int, timeout: float) -> None:

@@ -16,6 +16,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from config.numbers import RAW_QUESTION_FACTOR, VERIFIED_MAX_QUESTION_CHARS
 from handbook.models import Page, Space
 from search.verified.selectors import (
     candidate_pages,
@@ -28,7 +29,7 @@ from search.verified.services import VerifyError, mark_not_in_handbook, verify_a
 
 
 class PickForm(forms.Form):
-    q = forms.CharField(max_length=8000)
+    q = forms.CharField(max_length=VERIFIED_MAX_QUESTION_CHARS * RAW_QUESTION_FACTOR)
     page = forms.IntegerField(min_value=1, required=False)
     space = forms.IntegerField(min_value=1, required=False)
     action = forms.ChoiceField(choices=[("verify", "verify"), ("gap", "gap")])

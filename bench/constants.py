@@ -14,6 +14,27 @@ and the module's own are counted apart (``in_numbers_module``), with those that 
 numbers chosen by hand that change what readers see are the ones its ``CHOSEN_BY_HAND`` names: they
 are listed apart (``hand_set``), each with its why.
 
+Numbers typed beside their code escape that count: inside a function (its body, its parameters'
+defaults, its decorators), a class body (a form field's length) or a module-level expression that
+is no constant (a task's options). Each number of those packages outside a module-level constant is
+listed too (``inline_listed``, with its file, line, value and code), 0, 1, 2 and -1 aside. Those of
+the kinds below are not choices and stay beside their code; they are counted apart
+(``inline_allowed``, per kind, listed in ``inline_allowed_listed``), and the goal is that the others
+(``inline_numbers``) are none:
+
+- ``rounding``: the digits a figure is rounded to (``round(x, 4)``, ``.round(6)``);
+- ``http_status``: an HTTP status code, on a line that sets or returns a status;
+- ``index``: a position in a row or a sequence (``row[3]``, ``r[3 + i]``), not a slice's bound;
+- ``hash_prefix``: how much of a hash an identifier keeps (``hexdigest()[:16]``, ``content_hash[:12]``);
+- ``epsilon``: a tolerance of at most ``EPSILON`` that guards a division or a float comparison;
+- ``unit``: a unit conversion: 1000 (seconds to milliseconds, beside a name in ``_ms``), 100 (a
+  share to a percentage), 8 (bits in a byte, beside a bitmap);
+- ``log_message``: how much of a value a log line quotes;
+- ``overflow_guard``: the bound that keeps ``exp`` from overflowing;
+- ``schema``: a number of a ``models.py`` (index parameters, admin labels): the schema, read with
+  the migrations;
+- ``definition``: part of what the code computes, named one by one in ``DEFINITIONS`` with why.
+
 Every comment of the product packages (those above, and core, handbook, api, and config/numbers.py)
 that holds a digit is listed too, and counted apart when it reads like a measurement (a number with a
 unit of time, size or speed, a percentage, a ranking metric): figures belong in bench/results and the
@@ -41,6 +62,17 @@ NUMBERS = ROOT / "config" / "numbers.py"
 _NAME = re.compile(r"_?[A-Z][A-Z0-9_]*$")
 _DIGIT = re.compile(r"\d")
 _PRAGMA = re.compile(r"#\s*(noqa|type:\s*ignore|pragma)\b")
+EPSILON = 1e-6
+_TRIVIAL = {0, 1, 2}  # -1 is the unary minus of 1
+_LOG_LEVELS = {"debug", "info", "warning", "error", "exception", "critical"}
+# Numbers that are part of what their code computes, not a choice: (file, value) -> why.
+DEFINITIONS = {
+    ("search/lexicon/word_shape.py", 3): "letter triples: the unit the unseen-triple share counts",
+    ("search/lexicon/word_vectors.py", 3): "the three fields of a vocabulary entry row",
+    ("statements/answer_units.py", 3): "markdown-it writes a heading as three tokens",
+    ("search/management/commands/search.py", 24): "a printed column's width in the search command",
+    ("search/management/commands/search.py", 48): "a printed column's width in the search command",
+}
 _FIGURE = re.compile(
     r"\d\s*(ms|µs|s|seconds?|minutes?|%|kB|KB|MB|GB|x|×)(?![\w])|\d\s*(->|→)\s*~?\d|nDCG|recall@|MRR|p50|p95|p99",
     re.IGNORECASE,
@@ -107,6 +139,107 @@ def constants(path: Path) -> list[dict[str, Any]]:
     return found
 
 
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _call_name(node: ast.AST) -> str:
+    if not isinstance(node, ast.Call):
+        return ""
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _is_constant(node: ast.stmt) -> bool:
+    """Whether a module-level statement binds an upper-case name to a number (what ``constants`` lists)."""
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return False
+    return any(isinstance(t, ast.Name) and _NAME.match(t.id) for t in targets) and _number(value)
+
+
+def _kind(node: ast.Constant, chain: list[ast.AST], statement: str, file: str) -> str:
+    """The allowed kind of the number ``node`` (``chain``: its ancestors, nearest first), or ""."""
+    value = node.value
+    if (file, value) in DEFINITIONS:
+        return "definition"
+    if Path(file).name == "models.py":
+        return "schema"
+    if isinstance(value, float) and abs(value) <= EPSILON:
+        return "epsilon"
+    parent = chain[0]
+    if _call_name(parent) == "round" and isinstance(parent, ast.Call):
+        method = isinstance(parent.func, ast.Attribute)  # array.round(6), np.round(x, 6)
+        module = method and isinstance(parent.func.value, ast.Name) and parent.func.value.id in {"np", "numpy"}
+        digits = parent.args[1:] if (not method or module) else parent.args
+        if node in digits or any(k.arg in {"ndigits", "decimals"} and k.value is node for k in parent.keywords):
+            return "rounding"
+    # Up through the arithmetic around it (r[3 + i], text[: n * 4]) to what holds the expression.
+    depth = 0
+    while depth < len(chain) - 1 and isinstance(chain[depth], ast.BinOp | ast.UnaryOp):
+        depth += 1
+    inner, holder = (chain[depth - 1] if depth else node), chain[depth]
+    if isinstance(holder, ast.Subscript) and holder.slice is inner:
+        return "index"
+    sliced = chain[depth + 1] if isinstance(holder, ast.Slice) else None
+    if isinstance(sliced, ast.Subscript) and "hash" in ast.unparse(sliced.value):
+        return "hash_prefix"
+    if isinstance(value, int) and 100 <= value <= 599 and "status" in statement:
+        return "http_status"
+    product = isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mult | ast.FloorDiv)
+    if value == 1000 and product and "_ms" in statement:
+        return "unit"
+    if value == 100 and product:
+        return "unit"
+    if value == 8 and ("bitmap" in statement or "uint8" in statement):
+        return "unit"
+    for above in chain:
+        name = _call_name(above)
+        if name == "exp":
+            return "overflow_guard"
+        if name in _LOG_LEVELS and isinstance(above, ast.Call) and "logger" in ast.unparse(above.func):
+            return "log_message"
+    return ""
+
+
+def inline_numbers(path: Path, root: Path = ROOT) -> list[dict[str, Any]]:
+    """The numbers of ``path`` typed beside their code (not a module-level constant), 0, 1, 2 and -1
+    aside, each with its allowed kind ("" when it is a choice that belongs in config/numbers.py)."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    parents = _parents(tree)
+    file = str(path.relative_to(root))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
+            continue
+        if not isinstance(node.value, int | float) or node.value in _TRIVIAL:
+            continue
+        chain: list[ast.AST] = []
+        above = parents.get(id(node))
+        while above is not None:
+            chain.append(above)
+            above = parents.get(id(above))
+        statements = [a for a in chain if isinstance(a, ast.stmt)]
+        if _is_constant(statements[-1]):
+            continue
+        statement = statements[0]
+        found.append(
+            {
+                "file": file,
+                "line": node.lineno,
+                "value": node.value,
+                "kind": _kind(node, chain, ast.unparse(statement), file),
+                "code": lines[node.lineno - 1].strip(),
+            }
+        )
+    return found
+
+
 def numbered_comments(path: Path) -> list[dict[str, Any]]:
     """Comments of ``path`` that hold a digit (linter pragmas aside), and whether one reads like a figure."""
     found = []
@@ -153,6 +286,9 @@ def chosen_by_hand(path: Path) -> list[str]:
 
 def main() -> dict[str, Any]:
     listed = [c for p in _sources(PACKAGES) for c in constants(p)]
+    inline = [n for p in _sources(PACKAGES) for n in inline_numbers(p)]
+    inline_choices = [n for n in inline if not n["kind"]]
+    inline_allowed = [n for n in inline if n["kind"]]
     commented = [*_sources(PRODUCT), NUMBERS]
     comments = [c for p in commented for c in numbered_comments(p)]
     docstrings = [d for p in commented for d in figure_docstrings(p)]
@@ -186,6 +322,11 @@ def main() -> dict[str, Any]:
         "hand_set_names": [c["name"] for c in hand_set],
         "hand_set_named_but_missing": sorted(set(by_hand) - {c["name"] for c in hand_set}),
         "weights_in_other_packages": [f"{c['file']}:{c['name']}" for c in other],
+        "inline_numbers": len(inline_choices),
+        "inline_numbers_per_package": dict(sorted(Counter(n["file"].split("/")[0] for n in inline_choices).items())),
+        "inline_allowed": len(inline_allowed),
+        "inline_allowed_per_kind": dict(sorted(Counter(n["kind"] for n in inline_allowed).items())),
+        "inline_definitions": {f"{file}={value}": why for (file, value), why in DEFINITIONS.items()},
         "comment_packages": [*PRODUCT, str(NUMBERS.relative_to(ROOT))],
         "comments_with_number": len(comments),
         "comments_with_figure": sum(c["figure"] for c in comments),
@@ -193,6 +334,8 @@ def main() -> dict[str, Any]:
         "listed": listed,
         "hand_set_listed": hand_set,
         "numbers_module_listed": in_numbers,
+        "inline_listed": inline_choices,
+        "inline_allowed_listed": inline_allowed,
         "numbered_comments": comments,
         "figure_docstrings": docstrings,
     }
@@ -203,5 +346,13 @@ def main() -> dict[str, Any]:
 
 if __name__ == "__main__":
     summary = main()
-    lists = ("listed", "hand_set_listed", "numbers_module_listed", "numbered_comments", "figure_docstrings")
+    lists = (
+        "listed",
+        "hand_set_listed",
+        "numbers_module_listed",
+        "inline_listed",
+        "inline_allowed_listed",
+        "numbered_comments",
+        "figure_docstrings",
+    )
     print({k: v for k, v in summary.items() if k not in lists})

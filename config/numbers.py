@@ -10,7 +10,7 @@ these (docs/dev/decisions.md says which, with the figures).
 Then, per area, the structural numbers of search, summaries and statements: limits and sizes (how
 many, how long), depths, times, cost bounds, versions, and the policy choices the fits are made
 under. The module using a number imports it by name, so a test can still replace it there.
-``python -m bench.constants`` checks that none is left beside its code and that each says why.
+``python -m bench.constants`` checks that none is left beside its code, named or typed inline, and that each says why.
 """
 
 from __future__ import annotations
@@ -256,11 +256,11 @@ SEARCH_LIST_BARRIER_TIMEOUT_S: Final = 30
 
 # search/tasks.py
 
-# An embedder outage is retried with growing waits, from the first to the longest, this many times:
-# a restarting local model or a provider's brief outage is waited out, a lasting one is left to the sweep.
+# An embedder outage is retried with growing waits: a restarting local model or a provider's brief
+# outage is waited out, a lasting one is left to the sweep.
 EMBEDDING_RETRY_BACKOFF_S: Final = 2
-EMBEDDING_RETRY_BACKOFF_MAX_S: Final = 300
-EMBEDDING_MAX_RETRIES: Final = 6
+EMBEDDING_RETRY_BACKOFF_MAX_S: Final = 300  # the longest wait between two tries
+EMBEDDING_MAX_RETRIES: Final = 6  # tries after the first, before the task gives up
 
 # search/retrieval/crosslang.py
 
@@ -647,11 +647,11 @@ SUMMARY_INPUT_CAP_CHARS: Final = 12_000
 
 # summaries/tasks.py
 
-# An unreachable LLM provider is retried with growing waits, from the first to the longest, this many
-# times; the last try falls back to the extractive summary.
+# An unreachable LLM provider is retried with growing waits; the last try falls back to the
+# extractive summary.
 SUMMARY_RETRY_BACKOFF_S: Final = 5
-SUMMARY_RETRY_BACKOFF_MAX_S: Final = 600
-SUMMARY_MAX_RETRIES: Final = 5
+SUMMARY_RETRY_BACKOFF_MAX_S: Final = 600  # the longest wait between two tries
+SUMMARY_MAX_RETRIES: Final = 5  # tries after the first; the last one writes the extractive summary
 SUMMARY_MAX_TOKENS: Final = 500  # the LLM's reply: a short summary and its key points, and a bound on its cost
 LLM_SUMMARY_MAX_CHARS: Final = 2000  # of the LLM's summary kept: a summary, not a rewrite of the page
 LLM_KEY_POINT_MAX_CHARS: Final = 300  # of each LLM key point kept: a point, not a paragraph

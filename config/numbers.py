@@ -95,12 +95,6 @@ CLI_FLAG_CODE_CHARS: Final = 3
 # frequent term does not outrank an informative longer one. It ranks a page's sentences, and is a feature of
 # the fitted scorer.
 DENSITY_MIN_WORDS: Final = 8
-# These sit inside features of the summary scorer, whose weights are fitted from editors' picks:
-# fitting them apart needs far more picks than a handbook's editors make.
-# A sentence shorter than this (in words) is flagged short: often a label or a fragment.
-SHORT_SENTENCE_WORDS: Final = 10
-# Heading depth counts up to this: deeper sections are all "deep", a detail of a detail.
-SUMMARY_DEPTH_CAP: Final = 3
 
 # The numbers above: chosen by hand, and changing what readers see.
 CHOSEN_BY_HAND: Final = (
@@ -121,8 +115,6 @@ CHOSEN_BY_HAND: Final = (
     "PROSE_MIN_CODE_CHARS",
     "CLI_FLAG_CODE_CHARS",
     "DENSITY_MIN_WORDS",
-    "SHORT_SENTENCE_WORDS",
-    "SUMMARY_DEPTH_CAP",
 )
 
 # ================================================================================================

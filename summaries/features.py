@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from config.numbers import FEATURE_LENGTH_CAP_WORDS, FEATURE_LENGTH_UNIT_WORDS, SHORT_SENTENCE_WORDS, SUMMARY_DEPTH_CAP
+from config.numbers import FEATURE_LENGTH_CAP_WORDS, FEATURE_LENGTH_UNIT_WORDS
 from core.text import content_words, words
 from statements.answer_units import Unit, page_units
 from summaries.extractive import Pool
@@ -24,11 +24,10 @@ FEATURES = (
     "section_position",  # 1 for a section's opening statement, 1/2 for the next, ...
     "section_order",  # 0 for the page's first section, 1 for its last
     "words",  # length, in units of 30 words (capped at 2)
-    "short",  # under 10 words
     "figures",  # states a number: an amount, a limit, a date
     "cue",  # rule words: must, required, deadline / doit, obligatoire, délai
     "opening_overlap",  # share of its words found in the title and the page's first sentence
-    "heading_depth",  # 0 before the first heading, 1/3 per level of its section's heading path
+    "heading_depth",  # 0 before the first heading, then d / (1 + d) for a heading path d levels deep
     "list_item",
     "table_section",  # its section holds a table (a sentence that introduces the figures)
     "has_link",
@@ -102,11 +101,10 @@ def pool_features(pool: Pool, *, markdown: str | None, title: str, language: str
                 1.0 / (1 + (unit.section_index if unit is not None else i)),
                 section / max(len(anchors) - 1, 1),
                 min(n_words, FEATURE_LENGTH_CAP_WORDS) / FEATURE_LENGTH_UNIT_WORDS,
-                1.0 if n_words < SHORT_SENTENCE_WORDS else 0.0,
                 1.0 if _DIGIT_RE.search(cand.sentence) else 0.0,
                 1.0 if _CUE_RE.search(cand.sentence) else 0.0,
                 len(terms & opening) / len(terms) if terms and i else (1.0 if i == 0 else 0.0),
-                min(depth, SUMMARY_DEPTH_CAP) / SUMMARY_DEPTH_CAP,
+                depth / (1 + depth),
                 1.0 if unit is not None and unit.kind == "item" else 0.0,
                 1.0 if unit is not None and unit.anchor in table_anchors else 0.0,
                 1.0 if unit is not None and unit.has_link else 0.0,

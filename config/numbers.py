@@ -80,14 +80,6 @@ CODE_LINE_SHARE: Final = 0.7
 # A summary sentence is prose: at least this share of its visible characters are letters, or it is
 # a table row, a path or a formula the parser left in.
 PROSE_MIN_LETTER_SHARE: Final = 0.6
-# …and it is code, not prose, when more than this share of its visible characters are code
-# characters (brackets, slashes, equals signs, command-line flags)…
-PROSE_MAX_CODE_SHARE: Final = 0.1
-# …once it holds at least this many of them: one slash or bracket in a short sentence is prose.
-PROSE_MIN_CODE_CHARS: Final = 3
-# A command-line flag ("--force") counts as this many code characters: its dashes alone are too few
-# for a sentence quoting a command to read as code.
-CLI_FLAG_CODE_CHARS: Final = 3
 
 # --- Summaries: the sentence scores (summaries/extractive.py, features.py) ---
 
@@ -111,9 +103,6 @@ CHOSEN_BY_HAND: Final = (
     "NAVIGATION_LINK_SHARE",
     "CODE_LINE_SHARE",
     "PROSE_MIN_LETTER_SHARE",
-    "PROSE_MAX_CODE_SHARE",
-    "PROSE_MIN_CODE_CHARS",
-    "CLI_FLAG_CODE_CHARS",
     "DENSITY_MIN_WORDS",
 )
 

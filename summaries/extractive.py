@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from config.numbers import (
-    CLI_FLAG_CODE_CHARS,
     DENSITY_MIN_WORDS,
     KEY_POINT_PER_CANDIDATES,
     LONG_PAGE_WORDS,
@@ -22,8 +21,6 @@ from config.numbers import (
     MAX_DIGEST_ROWS,
     MAX_DIGEST_WORDS,
     MAX_KEY_POINTS,
-    PROSE_MAX_CODE_SHARE,
-    PROSE_MIN_CODE_CHARS,
     PROSE_MIN_LETTER_SHARE,
     SUMMARY_SENTENCES,
     SUMMARY_SENTENCES_LONG,
@@ -40,9 +37,21 @@ _DIGIT_RE = re.compile(r"\d")
 # Leading list/quote markers are trimmed (the rest is still a verbatim
 # substring); headings, table rows and fences make a sentence unusable.
 _LEADING_MARKER_RE = re.compile(r"(?:[-*+•>]|\d{1,3}[.)])\s+")
-_CODE_CHARS = frozenset("{}[]()<>=;`$\\_|#~^@")
-# Command-line flags ("curl -X POST", "--force") betray a shell snippet.
-_CLI_FLAG_RE = re.compile(r"(?:^|\s)--?[A-Za-z]")
+# Answer units already leave out code blocks, inline code and shell commands; code written as text
+# (a template, a placeholder, a flag the parser did not read as code) is told by one token of it, so a
+# sentence with brackets, slashes or a "#channel" stays prose. A link's tags are not such a token:
+# the sentence reads as prose once they are gone.
+_CODE_TOKEN_RE = re.compile(
+    r"""[{}\\`]                             # templates ({{ name }}), escapes, unclosed inline code
+      | </?(?!a\b)[A-Za-z][^<>]*>           # HTML tags (links aside) and <placeholders>
+      | \[\[ | \]\( | \)\[ | \[\^ | \[\s | \[[xX]\]  # wiki links, link residue, footnotes, [ slots ], task boxes
+      | (?:^|\s)_\w                          # identifiers opening with an underscore (_key)
+      | \w=[^\s"]                            # key=value (a tag's href="…" is not one)
+      | \$[A-Za-z_{(\[]                      # shell variables, $[amount] slots
+      | (?:^|\s)--?[A-Za-z]                 # command-line flags ("curl -X POST", "--force")
+    """,
+    re.VERBOSE,
+)
 _TERMINAL_RE = re.compile(r"[.!?…][\"'”’»)\]]*$")
 _QUESTION_RE = re.compile(r"[?？][\"'”’»)\]]*$")
 
@@ -90,8 +99,7 @@ def _is_prose(sentence: str) -> bool:
     letters = sum(c.isalpha() for c in visible)
     if letters / len(visible) < PROSE_MIN_LETTER_SHARE:
         return False
-    code = sum(c in _CODE_CHARS for c in visible) + CLI_FLAG_CODE_CHARS * len(_CLI_FLAG_RE.findall(sentence))
-    return not (code >= PROSE_MIN_CODE_CHARS and code / len(visible) > PROSE_MAX_CODE_SHARE)
+    return not _CODE_TOKEN_RE.search(sentence)
 
 
 def is_whole_sentence(sentence: str) -> bool:

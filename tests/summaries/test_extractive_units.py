@@ -69,3 +69,30 @@ def test_table_figures_are_kept_as_a_digest_of_the_rows() -> None:
     )
     for figure in ("45 €", "70 €", "50 €"):
         assert figure in summary.text
+
+
+CODE_AS_TEXT = """# Signing offers
+
+Offer letters are signed in the e-signature tool within two working days.
+
+Each signature goes on its own line as {{CANDIDATE_SIGNATURE}} with nothing else on the line.
+
+Set the variable with VAULT_ROLE=project_admin before you run the sync.
+
+Run the sync with the --force flag only after a failed run.
+
+Read the <code>Rotating secrets</code> section first.
+
+The default organization (ID 1) and its groups (#g_people, #g_legal) keep the signed copies.
+"""
+
+
+def test_code_written_as_text_is_not_quoted_but_brackets_and_channels_are_prose() -> None:
+    summary = _summary(CODE_AS_TEXT, max_sentences=6)
+    quoted = " ".join(summary.sentences + summary.key_points)
+    for code in ("{{", "VAULT_ROLE=", "--force", "<code>"):
+        assert code not in quoted
+    assert "Offer letters are signed in the e-signature tool within two working days." in summary.sentences
+    assert "The default organization (ID 1) and its groups (#g_people, #g_legal) keep the signed copies." in (
+        summary.sentences
+    )

@@ -69,6 +69,9 @@ class SummaryScorerFit(FittedThing):
     """
 
     KIND = "summary weights"
+    # 2: no "short" flag, and heading depth counted as d/(1+d): a row fitted on the old features is
+    # left unread until the next refit (each saved pick queues one).
+    FORMAT = 2
 
     weights = models.JSONField(default=dict)  # {"coef": {feature: weight}, "intercept": float}
     in_use = models.BooleanField(default=False)

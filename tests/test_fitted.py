@@ -118,23 +118,32 @@ def test_a_fit_written_in_another_format_is_left_unread_until_a_fit_writes_it_ag
         model=LOCAL_MODEL_NAME, weights={"coef": [1.0], "pages": []}, report={}, in_use=True
     )
     scorer = SummaryScorerFit.objects.create(weights={"coef": {"page_position": 1.0}}, report={}, in_use=True)
-    assert {row.format_version for row in (policy, ranker, scorer)} == {fitted.FittedThing.FORMAT}
+    assert all(row.format_version == type(row).FORMAT for row in (policy, ranker, scorer))
     assert _policy_source() == "calibrated"
     assert learnt_weights(LOCAL_MODEL_NAME) is not None and current_scorer().label == f"fit {scorer.pk}"
 
     # Rows an older (or newer) fit wrote, in a shape today's code does not read.
     for store in (DecisionPolicy, QuoteRankerFit, SummaryScorerFit):
-        store.objects.update(format_version=fitted.FittedThing.FORMAT + 1)
+        store.objects.update(format_version=store.FORMAT + 1)
     fitted.forget()  # a queryset update bypasses the change signal
     assert _policy_source() == "shipped"
     assert learnt_weights(LOCAL_MODEL_NAME) is None and current_scorer() == shipped_scorer()
 
     policy.save()  # a fit writing the row again writes it in today's format
     policy.refresh_from_db()
-    assert policy.format_version == fitted.FittedThing.FORMAT
+    assert policy.format_version == DecisionPolicy.FORMAT
     assert _policy_source() == "calibrated"
 
 
 def _policy_source() -> str | None:
     served = policy_for(LOCAL_MODEL_NAME)
     return served.source if served is not None else None
+
+
+@pytest.mark.django_db
+def test_summary_weights_fitted_on_the_old_depth_and_short_features_are_left_unread() -> None:
+    fit = SummaryScorerFit.objects.create(weights={"coef": {"page_position": 1.0}}, report={}, in_use=True)
+    assert current_scorer().label == f"fit {fit.pk}"
+    SummaryScorerFit.objects.filter(pk=fit.pk).update(format_version=1)  # as a fit before that change wrote it
+    fitted.forget()
+    assert current_scorer() == shipped_scorer()

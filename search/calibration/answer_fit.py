@@ -2,8 +2,9 @@
 
 Each calibration question (answerable or not) is given the calibration handbook's passages nearest
 to it, as retrieval would give Ask its passages, and Ask's own code scores their units
-(``search/ask/extractive.candidates``: words, kind of thing asked); each unit's similarity to the
-question comes from the model. A unit is a positive when it holds the sentence the question's label
+(``search/ask/extractive.candidates``: words, kind of thing asked), the question translated word by
+word for the units in the other language as serving does (``handbook_translation.py``); each unit's
+similarity to the question comes from the model. A unit is a positive when it holds the sentence the question's label
 says answers it. A logistic regression over the units' features gives the probability that a unit
 states the answer.
 
@@ -51,6 +52,7 @@ from search.ask.asked_kind import HOW_MANY, HOW_MUCH, WHEN, WHO, asked_kind, hol
 from search.ask.extractive import Candidate, candidates
 from search.ask.passages import Passage
 from search.calibration.calibration_set import CalibrationPassage, CalibrationQuestion, CalibrationSet
+from search.calibration.handbook_translation import HandbookTranslation
 from search.calibration.query_fit import CalibrationHandbook
 from search.calibration.standardised import Standardised
 from search.decisions.answer import ANSWER, FEATURES, SURE
@@ -78,7 +80,14 @@ def _matches(unit: str, text: str) -> bool:
     return bool(text) and (text in unit or unit in text)
 
 
-def _passage(number: int, index: int, passage: CalibrationPassage, similarity: float, vector: list[float]) -> Passage:
+def _passage(
+    number: int,
+    index: int,
+    passage: CalibrationPassage,
+    similarity: float,
+    vector: list[float],
+    translations: dict[str, str],
+) -> Passage:
     return Passage(
         number=number,
         passage_id=f"cal-{passage.id}",
@@ -98,6 +107,7 @@ def _passage(number: int, index: int, passage: CalibrationPassage, similarity: f
         vector_distance=1.0 - similarity,
         keyword_rank=None,
         question_vector=vector,
+        question_translations=translations,
     )
 
 
@@ -105,6 +115,7 @@ def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embed
     asked = [*calibration.questions, *calibration.unanswerable, *calibration.rejected]
     rejected = len(calibration.questions) + len(calibration.unanswerable)  # where the rejected ones start
     vectors = handbook.query_vectors([q.text for q in asked], embedder)
+    translation = HandbookTranslation(calibration, handbook, embedder)
     out: list[_Question] = []
     for n_asked, (question, vector) in enumerate(zip(asked, vectors, strict=True)):
         similarities = handbook.vectors @ vector
@@ -114,11 +125,13 @@ def _questions(calibration: CalibrationSet, handbook: CalibrationHandbook, embed
             for i, p in enumerate(calibration.passages)
             if i not in nearest and any(text in p.text for text in question.not_answers)
         ]
+        language = detect_language(question.text)
+        translations = translation.translations(question.text, language)
         passages = [
-            _passage(n + 1, int(i), calibration.passages[int(i)], float(similarities[i]), vector.tolist())
+            _passage(n + 1, int(i), calibration.passages[int(i)], float(similarities[i]), vector.tolist(), translations)
             for n, i in enumerate(nearest)
         ]
-        units = candidates(question.text, detect_language(question.text), passages)
+        units = candidates(question.text, language, passages)
         for c, unit_vector in zip(units, handbook.unit_vectors([c.unit.text for c in units], embedder), strict=True):
             c.similarity = float(unit_vector @ vector)
         labels = [

@@ -5,8 +5,8 @@ question's word translation, which retrieval makes from the words the asker may 
 (``search/lexicon/word_translation.py``). The answer decision's fit runs the same quote choice over the
 calibration handbook, so its questions are translated the same way, from that handbook's words: its
 words of each language (in at least ``LEXICON_MIN_CHUNKS`` passages), embedded by the model, centred
-on their language's mean, the nearest word of the other language kept from
-``WORD_TRANSLATION_MIN_SIMILARITY``. Without it, no unit in the other language would share a word with
+on their language's mean, the nearest word of the other language kept as serving keeps it
+(``word_translation.nearest_words``). Without it, no unit in the other language would share a word with
 the question while fitting, while it does when serving.
 """
 
@@ -16,12 +16,13 @@ from collections import Counter
 
 import numpy as np
 
-from config.numbers import LEXICON_MIN_CHUNKS, MAX_QUERY_WORDS, WORD_TRANSLATION_MIN_SIMILARITY
-from core.text import content_words
+from config.numbers import LEXICON_MIN_CHUNKS, MAX_QUERY_WORDS
 from search.calibration.calibration_set import CalibrationSet
 from search.calibration.query_fit import CalibrationHandbook
 from search.embedding.embedders import Embedder
+from search.lexicon.word_counts import content_words
 from search.lexicon.word_shape import looks_like_a_word, vocabulary_triples
+from search.lexicon.word_translation import nearest_words
 from search.lexicon.word_vectors import unit_rows
 
 
@@ -48,11 +49,10 @@ class HandbookTranslation:
 
     def translations(self, text: str, source: str) -> dict[str, str]:
         """The question in each other language of the handbook: {language: its translated words}."""
-        found = {}
-        for target in self.centred:
-            if target != source and source in self.centred and (translated := self._translate(text, source, target)):
-                found[target] = translated
-        return found
+        if source not in self.centred:
+            return {}
+        found = {target: self._translate(text, source, target) for target in self.centred if target != source}
+        return {target: translated for target, translated in found.items() if translated}
 
     def _translate(self, text: str, source: str, target: str) -> str:
         asked = list(dict.fromkeys(content_words(text, source)))[:MAX_QUERY_WORDS]
@@ -67,9 +67,4 @@ class HandbookTranslation:
         if not kept:
             return ""
         units = unit_rows(self.handbook.query_vectors(kept, self.embedder) - self.means[source])
-        similarities = units @ self.centred[target].T
-        best = similarities.argmax(axis=1)
-        picked = [
-            self.words[target][j] for i, j in enumerate(best) if similarities[i, j] >= WORD_TRANSLATION_MIN_SIMILARITY
-        ]
-        return " ".join(dict.fromkeys(picked))
+        return nearest_words(units @ self.centred[target].T, self.words[target])

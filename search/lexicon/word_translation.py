@@ -28,7 +28,7 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -340,13 +340,17 @@ def translate_words(
     # Cosine to each centred target word: (u · v - u · m) / |v - m|, the unusable words masked out.
     similarities = (units @ target_table.vectors.T - (units @ target_view.mean)[:, None]) / target_view.norms
     similarities[:, ~target_view.usable] = -np.inf
-    best = similarities.argmax(axis=1)
-    picked = [
-        target_table.words[j] for i, j in enumerate(best) if similarities[i, j] >= WORD_TRANSLATION_MIN_SIMILARITY
-    ]
-    translation = " ".join(dict.fromkeys(picked))
+    translation = nearest_words(similarities, target_table.words)
     _remember(key, translation)
     return translation or None
+
+
+def nearest_words(similarities: np.ndarray, target_words: Sequence[str]) -> str:
+    """Each query word's nearest target word (``similarities``: one row per query word, one column per
+    target word), kept from ``WORD_TRANSLATION_MIN_SIMILARITY``, each once: the translation's text."""
+    best = similarities.argmax(axis=1)
+    picked = [target_words[j] for i, j in enumerate(best) if similarities[i, j] >= WORD_TRANSLATION_MIN_SIMILARITY]
+    return " ".join(dict.fromkeys(picked))
 
 
 def _usable_row(table: word_vectors.Table, view: word_vectors.ReaderView, word: str) -> int | None:

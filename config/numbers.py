@@ -360,7 +360,8 @@ FIT_MAX_ITERATIONS: Final = 1000  # the logistic fits' solver iterations: enough
 # search/calibration/answer_fit.py
 
 ANSWER_FIT_PASSAGES_PER_QUESTION: Final = 5  # the nearest passages a question's Ask is given here
-# Even odds: the threshold kept when no candidate separates answered from declined at all
+# Even odds: the answer threshold kept when the answered and declined shares never cross (one kind
+# of question missing, or both tied at the top); the page fit's when nothing separates its two kinds
 ANSWER_FIT_FALLBACK_THRESHOLD: Final = 0.5
 # A "sure" answer is shown as the answer, with no hedge: it must be right so nearly always that a
 # reader can act on it, while a wrong one now and then is why its source stays cited beside it.

@@ -16,9 +16,12 @@ negatives — its other units may well be the answer — and counts neither as a
 unanswerable in the threshold rules below.
 
 The ``answer`` threshold, by a stated rule over out-of-fold probabilities (folds by question, so no
-question is judged by a model that saw it): the one that best separates the answerable questions
-from the unanswerable ones — the highest mean of "answerable questions answered" and "unanswerable
-questions declined" —, a question being answered when its best unit reaches it.
+question is judged by a model that saw it): the lowest one at which the share of unanswerable
+questions declined reaches the share of answerable questions answered (the equal error rate), a
+question being answered when its best unit reaches it. It weighs a missed answer and a wrong answer
+alike, as the highest mean of the two shares would; but that mean is flat over a wide band of
+thresholds, so its highest point moved with any change to the material or the code, while the two
+shares cross where both are steep, and the crossing holds from one refit to the next.
 
 The ``sure`` threshold, by a stated rule over the same out-of-fold probabilities: the lowest one, from
 the ``answer`` threshold up, at which the best unit states the answer for at least ``SURE_PRECISION``
@@ -159,6 +162,19 @@ def right_kind(answered: list[tuple[str, Unit]]) -> dict[str, float | int]:
     return {"questions": len(specific), "share": round(held / len(specific), 4) if specific else 0.0}
 
 
+def equal_error_threshold(answerable: list[float], unanswerable: list[float]) -> float:
+    """The lowest threshold at which the share of ``unanswerable`` declined (below it) reaches the share
+    of ``answerable`` answered (at or above it)."""
+    if not answerable or not unanswerable:
+        return ANSWER_FIT_FALLBACK_THRESHOLD
+    for t in sorted(set(answerable) | set(unanswerable)):
+        answered = sum(p >= t for p in answerable) / len(answerable)
+        declined = sum(p < t for p in unanswerable) / len(unanswerable)
+        if declined >= answered:
+            return t
+    return ANSWER_FIT_FALLBACK_THRESHOLD  # the shares never cross: both kinds tie at the highest probability
+
+
 def best_threshold(answerable: list[float], unanswerable: list[float]) -> tuple[float, float]:
     """The threshold with the highest mean of answered (answerable) and declined (unanswerable) shares."""
     best = (0.0, ANSWER_FIT_FALLBACK_THRESHOLD)
@@ -232,7 +248,9 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
     counted = [(i, q) for i, q in enumerate(questions) if q.thresholded]
     answerable = [probability[i] for i, q in counted if q.question.passage is not None]
     unanswerable = [probability[i] for i, q in counted if q.question.passage is None]
-    threshold, balanced = best_threshold(answerable, unanswerable)
+    threshold = equal_error_threshold(answerable, unanswerable)
+    answered = sum(p >= threshold for p in answerable) / max(1, len(answerable))
+    declined = sum(p < threshold for p in unanswerable) / max(1, len(unanswerable))
     stated = [i for i, q in counted if q.question.passage is not None and any(q.labels)]
     sure, sure_figures = sure_threshold(
         [(probability[i], best_unit[i][1], q.question.passage is not None) for i, q in counted],
@@ -242,11 +260,9 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
         "examples": {"units": len(rows), "answer_units": int(y.sum()), "questions": len(questions)}
         | _negative_counts(questions),
         "held_out": {
-            "answerable_answered": round(float(sum(p >= threshold for p in answerable) / max(1, len(answerable))), 4),
-            "unanswerable_declined": round(
-                float(sum(p < threshold for p in unanswerable) / max(1, len(unanswerable))), 4
-            ),
-            "mean": round(balanced, 4),
+            "answerable_answered": round(answered, 4),
+            "unanswerable_declined": round(declined, 4),
+            "mean": round((answered + declined) / 2, 4),
             "first_unit_states_the_answer": round(sum(best_unit[i][1] for i in stated) / max(1, len(stated)), 4),
             "right_kind": right_kind(
                 [(q.question.text, lead[i].unit) for i, q in counted if probability[i] >= threshold]
@@ -254,7 +270,8 @@ def fit_answer_decision(calibration: CalibrationSet, handbook: CalibrationHandbo
         },
         "sure": sure_figures,
         "rules": {
-            ANSWER: "highest mean of answerable questions answered and unanswerable ones declined",
+            ANSWER: "lowest threshold at which the share of unanswerable questions declined reaches the share of "
+            "answerable ones answered (held out)",
             SURE: f"lowest threshold from the answer threshold up at which the best unit states the answer for at "
             f"least {SURE_PRECISION:.0%} of the questions answered (held out); else the highest such precision "
             f"answering at least {SURE_MIN_COVERAGE:.0%} of the answerable questions",

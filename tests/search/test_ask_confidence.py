@@ -24,7 +24,13 @@ from search.ask.answers import answer_question
 from search.ask.passages import Passage
 from search.ask.replies import Answer, citation
 from search.ask.views import _answer_context
-from search.calibration.answer_fit import SURE_PRECISION, sure_threshold
+from search.calibration.answer_fit import (
+    ANSWER_FIT_FALLBACK_THRESHOLD,
+    SURE_PRECISION,
+    best_threshold,
+    equal_error_threshold,
+    sure_threshold,
+)
 from search.decisions.answer import (
     ANSWER,
     SURE,
@@ -115,6 +121,19 @@ def test_the_sure_rule_takes_the_lowest_threshold_reaching_the_precision_target(
     coin = [(0.4 + i / 100, int(i % 3 != 0 and i < 35), True) for i in range(40)]  # the most probable are wrong
     threshold, figures = sure_threshold(coin, 0.2)
     assert figures["rule"] == "fallback_highest_precision" and float(figures["answerable_answered_sure"]) > 0
+
+
+def test_the_answer_rule_takes_the_crossing_of_answered_and_declined_not_a_flat_mean() -> None:
+    """GIVEN held-out best-unit probabilities whose balanced mean is flat over every threshold THEN the
+    answer threshold is where the answered and declined shares cross, not the first of the flat mean's
+    ties; with one kind of question missing, the stated fallback."""
+    answerable, unanswerable = [0.2, 0.4, 0.6, 0.8], [0.1, 0.3, 0.5, 0.7]
+    assert best_threshold(answerable, unanswerable)[0] == 0.2  # the mean is 0.625 at 0.2, 0.4, 0.6 and 0.8
+    assert equal_error_threshold(answerable, unanswerable) == 0.5  # half answered, half declined
+    # One more answerable question near the top moves the crossing by one step, not across the range.
+    assert equal_error_threshold([*answerable, 0.75], unanswerable) == 0.6
+    assert equal_error_threshold(answerable, []) == ANSWER_FIT_FALLBACK_THRESHOLD
+    assert equal_error_threshold([], unanswerable) == ANSWER_FIT_FALLBACK_THRESHOLD
 
 
 # --- Which quotes: one fact, well quoted ------------------------------------------------

@@ -42,7 +42,8 @@ def main() -> None:
             language = detect_language(q["query"])
             _retrieval, passages = passages_for(q["query"], user)
             embedder = embedder_for(passages)
-            pool = extractive.candidates(q["query"], language, passages) if passages else []
+            model = embedder.model_name if embedder is not None else None
+            pool = extractive.candidates(q["query"], language, passages, model) if passages else []
             vector = passages[0].question_vector if passages else None
             if pool and vector is not None and embedder is not None:
                 # every unit compared by meaning (stored, else embedded now), as the choice may use any

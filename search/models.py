@@ -359,6 +359,8 @@ class QuoteRankerFit(FittedThing):
     (``search/ask/quote_learning.py``)."""
 
     KIND = "quote ranker"
+    # 2: Ask's kind evidence is ±1 named ``kind_held`` (it was a hand-weighted ``kind``).
+    FORMAT = 2
 
     model = models.CharField(max_length=200, unique=True)
     weights = models.JSONField(default=dict)
@@ -377,6 +379,8 @@ class DecisionPolicy(FittedThing):
     a property of the model, so a policy serves only the model it was fitted for."""
 
     KIND = "decisions"
+    # 2: Ask's kind evidence is ±1 named ``kind_held`` (it was a hand-weighted ``kind``).
+    FORMAT = 2
 
     model = models.CharField(max_length=200, unique=True)
     decisions = models.JSONField(default=dict)

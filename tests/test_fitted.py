@@ -147,3 +147,19 @@ def test_summary_weights_fitted_on_the_old_depth_and_short_features_are_left_unr
     SummaryScorerFit.objects.filter(pk=fit.pk).update(format_version=1)  # as a fit before that change wrote it
     fitted.forget()
     assert current_scorer() == shipped_scorer()
+
+
+@pytest.mark.django_db
+def test_answer_decisions_and_quote_rankers_fitted_on_the_hand_weighted_kind_are_left_unread() -> None:
+    """Fits written when Ask's kind evidence was a hand-weighted ``kind`` would read a feature today's
+    units no longer have (``kind_held``, ±1): such rows serve nothing until a refit writes them again."""
+    shipped = policy_for(LOCAL_MODEL_NAME)
+    assert shipped is not None
+    decisions = {name: decision.as_json() for name, decision in shipped.decisions.items()}
+    DecisionPolicy.objects.create(model=LOCAL_MODEL_NAME, decisions=decisions, report={})
+    QuoteRankerFit.objects.create(model=LOCAL_MODEL_NAME, weights={"coef": [1.0], "pages": []}, report={}, in_use=True)
+    assert _policy_source() == "calibrated" and learnt_weights(LOCAL_MODEL_NAME) is not None
+    for store in (DecisionPolicy, QuoteRankerFit):
+        store.objects.update(format_version=1)  # as a fit before that change wrote it
+    fitted.forget()
+    assert _policy_source() == "shipped" and learnt_weights(LOCAL_MODEL_NAME) is None

@@ -264,7 +264,8 @@ def answer_question(
     elif mode == "llm":
         answer = _model_answer(asked, found)
     else:
-        units = candidates(asked.text, asked.language, found.passages) if found.passages else []
+        model = found.embedder.model_name if found.embedder is not None else None
+        units = candidates(asked.text, asked.language, found.passages, model) if found.passages else []
         reorder = learnt(found.meaning[1], user)  # the order learnt from verified answers
         selection = decide(asked.text, asked.language, found.passages, units, *found.meaning, reorder)
         answer = quoted_answer(asked.text, asked.language, selection)

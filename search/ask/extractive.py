@@ -7,12 +7,13 @@ headers: ``statements/answer_units.py``) and carries that passage's citation.
 Choosing the quote looks for the answer, not only for shared words:
 
 1. every unit of the passages gets a word score: the question's words it
-   holds, each word weighted by how rare it is among the units at hand
-   (a name the question writes with a capital weighs more), with the question translated
-   word by word for units in the other language; plus the kind of thing asked
-   ("how many / combien" wants a number, "how long" a duration, "who" a
-   person or team, "where" a place, tool or link: ``search/ask/fitted_kind.py``);
-   filler ("This page explains…", "see also") and code never compete;
+   holds, each word weighted by how rare it is among the units at hand (a name the question writes
+   with a capital weighs more), with the question translated word by word for units in the other
+   language; and whether it holds the kind of thing asked ("how many / combien" wants a number, "how
+   long" a duration, "who" a person or team, "where" a place, tool or link:
+   ``search/ask/fitted_kind.py``). The answer decision's fitted weights of these two make a unit's
+   evidence, which orders the units before they are compared by meaning. Filler ("This page
+   explains…", "see also") and code never compete;
 2. every unit whose vector is stored at index time
    (``search/indexing/unit_vectors.py``) is compared with the question by meaning, and so are the
    best few by words even when not stored yet (a page saved a moment ago: those are embedded now);
@@ -24,7 +25,9 @@ Choosing the quote looks for the answer, not only for shared words:
    80 words (one fact, well quoted: an unsure answer is its best unit alone);
 4. the passages answer the question when their best unit is an answer (the decision's threshold,
    fitted per embedding model by ``manage.py calibrate``). Without a policy for the model yet, the
-   words choose and decide, and no answer is sure.
+   evidence chooses (weighed as the bundled model's decision weighs it) with a prior for the
+   best-ranked passages, and decides (an answer when some unit holds more than the prior), and no
+   answer is sure.
 """
 
 from __future__ import annotations
@@ -36,9 +39,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from config.numbers import ASK_KIND_WEIGHT, ASK_NAME_WEIGHT, ASK_OPENING_BONUS, ASK_RANK_PRIOR, MAX_QUOTES
 from config.numbers import ASK_MAX_WORDS as MAX_WORDS
 from config.numbers import ASK_MIN_WORDS as MIN_WORDS
+from config.numbers import ASK_NAME_WEIGHT, ASK_OPENING_BONUS, ASK_RANK_PRIOR, MAX_QUOTES
 from config.numbers import ASK_SHORTLIST as SHORTLIST
 from config.numbers import ASK_SHORTLIST_OTHER_LANGUAGE as SHORTLIST_OTHER_LANGUAGE
 from config.numbers import ASK_UNITS_PER_PASSAGE as PER_PASSAGE
@@ -50,7 +53,15 @@ from search.ask.passages import Passage
 from search.ask.question_words import names_asked, question_stems, stems, without_exclusions
 from search.ask.snippet_units import in_snippet
 from search.ask.unit_embeddings import unit_vectors
-from search.decisions.answer import ANSWER, UnitFeatures, answer_decision, is_sure, unit_score
+from search.decisions.answer import (
+    ANSWER,
+    UnitFeatures,
+    answer_decision,
+    evidence_decision,
+    is_sure,
+    unit_score,
+    weigh_evidence,
+)
 from search.decisions.policy import Decision
 from search.embedding.embedders import Embedder
 from search.indexing.unit_vectors import stored_unit_vectors
@@ -82,7 +93,8 @@ class Candidate:
     passage: Passage
     rank: int
     words: float = 0.0
-    kind: float = 0.0
+    kind: float = 0.0  # 1: holds the kind of thing asked; -1: lacks the number asked for, or leads in; plus an opening
+    evidence: float = 0.0  # the decision's weights over the features above, in words (the words alone without one)
     kind_match: float = 0.0  # 1: holds the kind asked; -1: holds none of it; 0: nothing in particular asked
     similarity: float | None = None
     other_language: bool = False  # the unit is not in the question's language
@@ -91,17 +103,24 @@ class Candidate:
 
     @property
     def score(self) -> float:
-        """The fitted logit; before (or without a policy) the words' evidence."""
+        """The fitted logit; before (or without a policy) the evidence with the passage's rank prior."""
         if self.fitted is not None:
             return self.fitted
-        return self.words + self.kind + ASK_RANK_PRIOR / (1 + self.rank)
+        return self.evidence + ASK_RANK_PRIOR / (1 + self.rank)
 
     def features(self) -> UnitFeatures:
-        return UnitFeatures(self.words, self.kind, self.similarity or 0.0, self.other_language, self.kind_match)
+        return UnitFeatures(
+            self.words,
+            self.kind,
+            self.similarity or 0.0,
+            self.other_language,
+            self.kind_match,
+        )
 
 
-def candidates(question: str, language: str, passages: list[Passage]) -> list[Candidate]:
-    """Every quotable unit of the passages with its word and kind scores, best first."""
+def candidates(question: str, language: str, passages: list[Passage], model: str | None = None) -> list[Candidate]:
+    """Every quotable unit of the passages with its evidence (weighed by ``model``'s decision, else the
+    bundled model's, with the passage's rank prior), best first."""
     units = passage_units(passages)
     pool: list[Candidate] = []
     seen: set[str] = set()
@@ -127,6 +146,7 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[Ca
             frequency[stem] = frequency.get(stem, 0) + 1
     asked, fitted_kind = asked_kind(question), feature_kind(question)
     names = names_asked(question)
+    weighing = evidence_decision(model)
     for c, own in zip(pool, unit_stems, strict=True):
         wanted = asked_stems.get(c.passage.language) or asked_stems[language]
         weights = {
@@ -139,9 +159,10 @@ def candidates(question: str, language: str, passages: list[Passage]) -> list[Ca
         c.kind_match = kind_match(asked, c.unit)
         c.kind = kind_score(fitted_kind, c.unit)
         if c.unit.text.rstrip().endswith((":", "?")):
-            c.kind -= ASK_KIND_WEIGHT  # a lead-in or a question restates; it does not answer
+            c.kind -= 1.0  # a lead-in or a question restates; it does not answer
         elif c.unit.section_index == 0:
             c.kind += ASK_OPENING_BONUS
+        c.evidence = weigh_evidence(c.features(), weighing)
     pool.sort(key=lambda c: -c.score)
     return pool
 
@@ -197,7 +218,7 @@ class Selection:
     def answerable(self) -> bool:
         if not self.quotes:
             return False
-        if self.score is None:  # no vectors or no policy yet: word evidence decides
+        if self.score is None:  # no vectors or no policy yet: the evidence decides
             return self.quotes[0].score > ASK_RANK_PRIOR
         return self.score >= self.threshold
 
@@ -211,8 +232,9 @@ def select_quotes(
     reorder: Callable[[list[Candidate]], None] | None = None,
 ) -> Selection:
     """The units to quote and the answerability score of the best one (``reorder``: quote_learning.py)."""
-    pool = candidates(question, language, passages) if passages else []
-    decision = answer_decision(embedder.model_name) if embedder is not None else None
+    model = embedder.model_name if embedder is not None else None
+    pool = candidates(question, language, passages, model) if passages else []
+    decision = answer_decision(model) if model is not None else None
     return decide(question, language, passages, pool, question_vector, embedder, decision, reorder)
 
 

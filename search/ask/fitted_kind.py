@@ -1,5 +1,6 @@
-"""The ``kind`` feature the shipped answer decision reads: a number for a quantity question, a person
-or team for "who", a place or link for "where", each worth ``ASK_KIND_WEIGHT`` (``config/numbers.py``).
+"""The ``kind_held`` feature the shipped answer decision reads: a number for a quantity question, a person
+or team for "who", a place or link for "where": 1 when the unit holds it, -1 when a quantity is asked
+and it holds no number, 0 otherwise. Its weight is the answer decision's, fitted.
 
 The finer detection of the kind asked (``search/ask/asked_kind.py``: "when", "how much", "how many",
 "who") and its ``kind_match`` feature, fitted instead of this weight, were measured on the
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-from config.numbers import ASK_KIND_WEIGHT
 from core.text import words
 from statements.answer_units import Unit
 
@@ -58,9 +58,9 @@ def kind_score(asked: str, unit: Unit) -> float:
         return 0.0
     text = " ".join(words(unit.text))
     if asked == "quantity":
-        return ASK_KIND_WEIGHT if _NUMBER_RE.search(text) else -ASK_KIND_WEIGHT
+        return 1.0 if _NUMBER_RE.search(text) else -1.0
     if asked == "who":
-        return ASK_KIND_WEIGHT if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
+        return 1.0 if _ROLE_RE.search(text.lower()) or "@" in unit.text else 0.0
     if asked == "where":
-        return ASK_KIND_WEIGHT if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
+        return 1.0 if unit.has_link or _PLACE_RE.search(unit.text) else 0.0
     return 0.0

@@ -47,7 +47,7 @@ from search.verified.wording import question_vector, unit_hash
 
 logger = logging.getLogger(__name__)
 
-FEATURES = ("shipped", "words", "kind", "similarity", "has_similarity", "opening", "early_in_section")
+FEATURES = ("shipped", "words", "kind_held", "similarity", "has_similarity", "opening", "early_in_section")
 
 
 def features(c: Candidate) -> list[float]:
@@ -100,7 +100,8 @@ def lesson(verified: VerifiedAnswer, embedder: Any) -> tuple[np.ndarray, np.ndar
         return None
     vector, _model = question_vector(verified.question) if embedder is not None else (None, "")
     passages = _page_passages(page, vector)
-    pool = candidates(verified.question, verified.language, passages) if passages else []
+    model = embedder.model_name if embedder is not None else None
+    pool = candidates(verified.question, verified.language, passages, model) if passages else []
     if not pool:
         return None
     decision = answer_decision(embedder.model_name) if embedder is not None else None

@@ -74,7 +74,7 @@ def _features_at(
 ) -> UnitFeatures:
     """Literal features whose probability under ``decision`` is ``probability``: the similarity solves the logit."""
     weights = dict(zip(decision.features, decision.weights, strict=True))
-    rest = decision.intercept + weights["words"] * words + weights["kind"] * kind
+    rest = decision.intercept + weights["words"] * words + weights["kind_held"] * kind
     rest += weights.get("kind_match", 0.0) * kind_match
     similarity = (math.log(probability / (1 - probability)) - rest) / weights["similarity"]
     return UnitFeatures(words, kind, similarity, False, kind_match)

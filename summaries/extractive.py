@@ -28,6 +28,7 @@ from config.numbers import (
 from config.numbers import SUMMARY_MAX_WORDS as MAX_WORDS
 from config.numbers import SUMMARY_MIN_WORDS as MIN_WORDS
 from core.text import content_words, split_sentences, words
+from handbook.inline_html import without_markup
 from statements.answer_units import Unit, page_units
 
 __all__ = ["Candidate", "ExtractiveSummary", "Pool", "candidate_pool", "summarise_extractive", "summary_from_pool"]
@@ -159,13 +160,13 @@ def _table_digests(units: list[Unit]) -> list[str]:
             tables.setdefault((unit.anchor, unit.heading, unit.header), []).append(unit)
     digests = []
     for (_anchor, heading, header), rows in tables.items():
-        cells = [list(r.cells) for r in rows]
+        cells = [[without_markup(c) for c in r.cells] for r in rows]  # a reader sees a cell's words, not its tags
         if not any(_DIGIT_RE.search(c) for row in cells for c in row):
             continue
         if any(len(c.split()) > MAX_DIGEST_CELL_WORDS for row in cells for c in row):
             continue
         caption = heading.split(" › ")[-1] if heading else ""
-        columns = [h for h in header if h]
+        columns = [without_markup(h) for h in header if without_markup(h)]
         head = caption
         if caption and len(columns) > 1:
             head = f"{caption} ({columns[0]}: {', '.join(columns[1:])})"
@@ -185,14 +186,17 @@ def _table_digests(units: list[Unit]) -> list[str]:
     return digests
 
 
+def shown_source(unit: Unit) -> str:
+    """A unit's text as the page has it, as a reader sees it: a link or a block written in HTML
+    (``<a href=…>``, ``<details>``) shows its words, not its tags."""
+    return without_markup(unit.source)
+
+
 def _markdown_prose(markdown: str) -> tuple[list[str], list[str]]:
     """Quotable sentences and list items of a page (no code, no navigation, nothing glued), table digests."""
     units = [u for u in page_units(markdown) if not u.filler]
-    prose = [
-        u.source
-        for u in units
-        if u.kind in ("sentence", "item") and _is_prose(u.source) and not u.source.rstrip().endswith(":")
-    ]
+    shown = [shown_source(u) for u in units if u.kind in ("sentence", "item")]
+    prose = [s for s in shown if _is_prose(s) and not s.rstrip().endswith(":")]
     return prose, _table_digests(units)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from config.numbers import FEATURE_LENGTH_CAP_WORDS, FEATURE_LENGTH_UNIT_WORDS
 from core.text import content_words, words
 from statements.answer_units import Unit, page_units
-from summaries.extractive import Pool
+from summaries.extractive import Pool, shown_source
 
 FEATURES = (
     "extractive",  # today's score, divided by the page's best
@@ -62,7 +62,7 @@ def pool_units(pool: Pool, markdown: str | None) -> list[Unit | None]:
         return [None] * len(pool.candidates)
     by_source: dict[str, Unit] = {}
     for unit in quotable_units(markdown):
-        by_source.setdefault(unit.source, unit)
+        by_source.setdefault(shown_source(unit), unit)
     return [by_source.get(c.sentence) for c in pool.candidates]
 
 

@@ -96,3 +96,38 @@ def test_code_written_as_text_is_not_quoted_but_brackets_and_channels_are_prose(
     assert "The default organization (ID 1) and its groups (#g_people, #g_legal) keep the signed copies." in (
         summary.sentences
     )
+
+
+LINKED_IN_HTML = """# Expenses
+
+Claims are filed in <a href="https://expenses.example/claims">the expenses tool</a> within 30 days of the trip.
+
+<details markdown="block"><summary>Older trips</summary>
+
+Trips older than 90 days need a manager's written approval before they are paid.
+</details>
+"""
+
+
+def test_a_sentence_with_an_html_link_or_block_is_quoted_as_a_reader_sees_it() -> None:
+    summary = _summary(LINKED_IN_HTML, max_sentences=3)
+    assert "Claims are filed in the expenses tool within 30 days of the trip." in summary.sentences
+    assert "Trips older than 90 days need a manager's written approval before they are paid." in summary.sentences
+    for sentence in summary.sentences + summary.key_points:
+        assert "<" not in sentence and "href" not in sentence
+
+
+TABLE_IN_HTML = """# Grades
+
+| <div style="width:200px">Grade</div> | Title |
+|---|---|
+| 15 | Chief executive<sup>1</sup> |
+| 14<br>(acting) | Executive vice-president |
+"""
+
+
+def test_a_table_digest_shows_its_cells_words_not_their_tags() -> None:
+    summary = _summary(TABLE_IN_HTML)
+    digest = next(p for p in summary.sentences + summary.key_points if "15" in p)
+    assert "Grade: Title" in digest and "Chief executive 1" in digest and "14 (acting)" in digest
+    assert "<" not in digest

@@ -58,13 +58,6 @@ ASK_OPENING_BONUS: Final = 0.4
 # answer only when some unit holds more than this prior (a share of the question's words).
 ASK_RANK_PRIOR: Final = 0.15
 
-# --- Language (core/text.py) ---
-
-# Below this normalised probability py3langid is guessing: words shared by English and French
-# ("badge", "restaurant", "VPN") land just under it, split between the two; the text's stop words
-# and accents decide instead.
-LANGID_MIN_CONFIDENCE: Final = 0.7
-
 # --- Text shapes (statements/answer_units.py) ---
 
 # A line made mostly of link text is navigation, not a statement to quote.
@@ -96,7 +89,6 @@ CHOSEN_BY_HAND: Final = (
     "ASK_NAME_WEIGHT",
     "ASK_OPENING_BONUS",
     "ASK_RANK_PRIOR",
-    "LANGID_MIN_CONFIDENCE",
     "NAVIGATION_LINK_SHARE",
     "CODE_LINE_SHARE",
     "PROSE_MIN_LETTER_SHARE",

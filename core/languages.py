@@ -8,7 +8,10 @@ configuration and found by meaning.
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -107,3 +110,14 @@ QUESTION_OPENERS: frozenset[str] = frozenset().union(*(language.question_openers
 def text_search_config(code: str) -> str:
     """The PostgreSQL configuration for pages in ``code`` (``simple`` for a language not listed)."""
     return TEXT_SEARCH_CONFIGS.get(code, OTHER_TEXT_SEARCH_CONFIG)
+
+
+# py3langid's confidence from which its guess is trusted (``core/text.py``), with its fit report:
+# fitted on the calibration material's labelled texts by ``manage.py fit_language_identifier``.
+IDENTIFIER_FIT = Path(__file__).with_name("language_identifier.json")
+
+
+@functools.cache
+def identifier_min_confidence() -> float:
+    """The fitted confidence from which py3langid's guess of a text's language is trusted."""
+    return float(json.loads(IDENTIFIER_FIT.read_text(encoding="utf-8"))["min_confidence"])

@@ -14,11 +14,11 @@ import re
 import threading
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-from config.numbers import LANGID_MIN_CONFIDENCE
 from core import languages
 
 # --------------------------------------------------------------------------
@@ -299,37 +299,62 @@ def _heuristic_scores(text: str, choices: Sequence[str]) -> dict[str, float]:
     return scores
 
 
+@dataclass(frozen=True)
+class LanguageEvidence:
+    """What tells a text's language: the stop-word / accent heuristic when it settles it, else
+    py3langid's guess with its confidence, beside the heuristic's lean and the default."""
+
+    settled: str | None = None  # the heuristic (or the lack of letters) decides
+    guess: str | None = None  # py3langid's language, when asked
+    confidence: float = 0.0
+    lean: str | None = None  # the heuristic's weak lean, when it has one
+
+    def language(self, min_confidence: float, default: str) -> str:
+        """The language, py3langid trusted from ``min_confidence``."""
+        if self.settled is not None:
+            return self.settled
+        if self.guess is not None and self.confidence >= min_confidence:
+            return self.guess
+        return self.lean or default  # a weak heuristic lean beats a coin toss
+
+
+def language_evidence(text: str, default: str, choices: Sequence[str]) -> LanguageEvidence:
+    """The evidence ``detect_language`` decides from (``choices``: two or more)."""
+    text = text[:_MAX_DETECT_CHARS]
+    letter_runs = _LETTERS_RE.findall(text)
+    if not letter_runs:
+        return LanguageEvidence(settled=default)  # empty, numbers, punctuation
+
+    scores = _heuristic_scores(text, choices)
+    ranked = sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+    (best_lang, best), (_, second) = ranked[0], ranked[1]
+    if best > 0 and (second == 0 or (best >= 2 * second and best - second >= 2)):
+        return LanguageEvidence(settled=best_lang)
+
+    if all(run.isupper() for run in letter_runs) and len(letter_runs) <= 3:
+        # Acronyms ("VPN", "SSO", "RH") carry no language evidence.
+        return LanguageEvidence(settled=default if best == second else best_lang)
+    lang, confidence = _identifier_for(tuple(sorted(set(choices)))).classify(text)
+    return LanguageEvidence(
+        guess=str(lang) if lang in choices else None,
+        confidence=float(confidence),
+        lean=best_lang if best > second else None,
+    )
+
+
 def detect_language(text: str, default: str = languages.DEFAULT.code, choices: Sequence[str] = languages.CODES) -> str:
     """Guess the language of ``text`` among ``choices``; ``default`` if unsure.
 
     Works on short search queries: a stop-word / accent / elision heuristic
     settles most cases in microseconds ("mot de passe", "how do I ...",
     "congés payés"); only undecided texts ("annual leave") go to py3langid,
-    restricted to ``choices``.  Acronyms and other low-evidence input ("VPN")
-    return ``default``.
+    restricted to ``choices`` and trusted from its fitted confidence
+    (``languages.identifier_min_confidence``).  Acronyms and other low-evidence
+    input ("VPN") return ``default``.
     """
     choices = tuple(choices)
     if not choices:
         return default
     if len(choices) == 1:
         return choices[0]
-    text = text[:_MAX_DETECT_CHARS]
-    letter_runs = _LETTERS_RE.findall(text)
-    if not letter_runs:
-        return default  # empty, numbers, punctuation
-
-    scores = _heuristic_scores(text, choices)
-    ranked = sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
-    (best_lang, best), (_, second) = ranked[0], ranked[1]
-    if best > 0 and (second == 0 or (best >= 2 * second and best - second >= 2)):
-        return best_lang
-
-    if all(run.isupper() for run in letter_runs) and len(letter_runs) <= 3:
-        # Acronyms ("VPN", "SSO", "RH") carry no language evidence.
-        return default if best == second else best_lang
-    lang, confidence = _identifier_for(tuple(sorted(set(choices)))).classify(text)
-    if lang in choices and confidence >= LANGID_MIN_CONFIDENCE:
-        return str(lang)
-    if best > second:
-        return best_lang  # weak heuristic lean beats a coin toss
-    return default
+    return language_evidence(text, default, choices).language(languages.identifier_min_confidence(), default)

@@ -66,12 +66,6 @@ NAVIGATION_LINK_SHARE: Final = 0.6
 # statement to quote.
 CODE_LINE_SHARE: Final = 0.7
 
-# --- Text shapes (summaries/extractive.py) ---
-
-# A summary sentence is prose: at least this share of its visible characters are letters, or it is
-# a table row, a path or a formula the parser left in.
-PROSE_MIN_LETTER_SHARE: Final = 0.6
-
 # --- Summaries: the sentence scores (summaries/extractive.py, features.py) ---
 
 # A sentence's term density divides by at least this many words, so that a short sentence made of one
@@ -91,7 +85,6 @@ CHOSEN_BY_HAND: Final = (
     "ASK_RANK_PRIOR",
     "NAVIGATION_LINK_SHARE",
     "CODE_LINE_SHARE",
-    "PROSE_MIN_LETTER_SHARE",
     "DENSITY_MIN_WORDS",
 )
 

@@ -21,7 +21,6 @@ from config.numbers import (
     MAX_DIGEST_ROWS,
     MAX_DIGEST_WORDS,
     MAX_KEY_POINTS,
-    PROSE_MIN_LETTER_SHARE,
     SUMMARY_SENTENCES,
     SUMMARY_SENTENCES_LONG,
 )
@@ -89,16 +88,16 @@ def _trim_marker(sentence: str) -> str:
 
 
 def _is_prose(sentence: str) -> bool:
-    """Reject Markdown residue: headings, table rows, code, rules."""
+    """Reject Markdown residue: headings, table rows, code, rules, and lines without a letter.
+
+    A line with no letter is a list's numbering ("3.4.") or a figure alone: it states nothing.
+    A sentence made mostly of figures (an amount, opening hours, a phone number, a worked
+    calculation) is a statement like any other and may be quoted."""
     if sentence.startswith(("#", "|", "```", "~~~")) or "```" in sentence:
         return False
     if sentence.count("|") >= 2:
         return False
-    visible = [c for c in sentence if not c.isspace()]
-    if not visible:
-        return False
-    letters = sum(c.isalpha() for c in visible)
-    if letters / len(visible) < PROSE_MIN_LETTER_SHARE:
+    if not any(c.isalpha() for c in sentence):
         return False
     return not _CODE_TOKEN_RE.search(sentence)
 

@@ -131,3 +131,25 @@ def test_a_table_digest_shows_its_cells_words_not_their_tags() -> None:
     digest = next(p for p in summary.sentences + summary.key_points if "15" in p)
     assert "Grade: Title" in digest and "Chief executive 1" in digest and "14 (acting)" in digest
     assert "<" not in digest
+
+
+FIGURES = """# Indemnité de licenciement
+
+L'indemnité est calculée sur le salaire de référence et l'ancienneté du salarié.
+
+Le calcul est le suivant : (2 000 x 1/4 x 3) + (1 000 x 1/4 x 2) = 2 000 €.
+
+Le montant est versé avec le dernier salaire, sur le bulletin de paie.
+
+1.
+
+2.2.
+"""
+
+
+def test_a_sentence_of_figures_is_quoted_but_a_line_without_a_letter_is_not() -> None:
+    # A worked calculation is mostly figures and still a statement; "1." or "2.2." left by a
+    # numbered list states nothing.
+    summary = _summary(FIGURES, language="fr", max_sentences=6)
+    assert "Le calcul est le suivant : (2 000 x 1/4 x 3) + (1 000 x 1/4 x 2) = 2 000 €." in summary.sentences
+    assert not any(s.strip() in ("1.", "2.2.") for s in summary.sentences + summary.key_points)

@@ -109,13 +109,7 @@ class Candidate:
         return self.evidence + ASK_RANK_PRIOR / (1 + self.rank)
 
     def features(self) -> UnitFeatures:
-        return UnitFeatures(
-            self.words,
-            self.kind,
-            self.similarity or 0.0,
-            self.other_language,
-            self.kind_match,
-        )
+        return UnitFeatures(self.words, self.kind, self.similarity or 0.0, self.other_language, self.kind_match)
 
 
 def candidates(question: str, language: str, passages: list[Passage], model: str | None = None) -> list[Candidate]:

@@ -63,10 +63,6 @@ def shipped_scorer() -> Scorer:
     return scorer_from_weights("", data["weights"])
 
 
-def shipped_report() -> dict[str, Any]:
-    return dict(json.loads(SHIPPED_WEIGHTS.read_text(encoding="utf-8"))["report"])
-
-
 def _read(_model: str) -> Scorer:
     fit = SummaryScorerFit.readable().filter(in_use=True).order_by("-fitted_at", "-pk").first()
     if fit is not None and fit.weights.get("coef"):

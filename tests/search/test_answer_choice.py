@@ -10,6 +10,7 @@ from search.ask.passages import Passage
 from search.decisions.answer import ANSWER, FEATURES, SURE, unit_score
 from search.decisions.policy import Decision
 from statements.answer_units import Unit
+from tests.passages import make_passage
 
 # logit = words + 10 × similarity + 0.5 if the unit is in another language − 9; an answer from p ≥ 0.5,
 # sure from the same (extra quotes are sure ones).
@@ -17,25 +18,7 @@ DECISION = Decision(FEATURES, (1.0, 0.0, 10.0, 0.5, 0.0), -9.0, {ANSWER: 0.5, SU
 
 
 def _passage(number: int, language: str) -> Passage:
-    return Passage(
-        number=number,
-        passage_id=f"p-{number}",
-        chunk_id=number,
-        page_id=number,
-        ref=f"page-{number}",
-        title=f"Page {number}",
-        url=f"/p/{number}/",
-        anchor="",
-        heading="",
-        text="",
-        language=language,
-        revision_id=number,
-        revision_number=1,
-        content_hash=str(number),
-        score=1.0,
-        vector_distance=None,
-        keyword_rank=None,
-    )
+    return make_passage("", number, url=f"/p/{number}/", language=language, vector_distance=None)
 
 
 def _candidate(text: str, passage: Passage, *, words: float, similarity: float, question_language: str = "fr"):  # type: ignore[no-untyped-def]

@@ -43,6 +43,7 @@ from search.decisions.answer import (
 from search.decisions.policy import Decision, forget, policy_for
 from search.embedding.embedders import LOCAL_MODEL_NAME
 from search.models import DecisionPolicy
+from tests.passages import make_passage
 
 pytestmark = pytest.mark.django_db
 
@@ -54,13 +55,6 @@ The large room on the third floor seats 12 people and has a video system.
 """
 QUESTION = "How many people does the large meeting room seat?"
 UNSURE_HEADING = "The handbook may answer this here:"
-
-
-@pytest.fixture(autouse=True)
-def _policy_read_afresh():  # type: ignore[no-untyped-def]
-    forget()
-    yield
-    forget()
 
 
 def _decision() -> Decision:
@@ -147,25 +141,7 @@ TEXT = (
 
 
 def _passage() -> Passage:
-    return Passage(
-        number=1,
-        passage_id="p-1",
-        chunk_id=1,
-        page_id=1,
-        ref="rooms",
-        title="Meeting rooms",
-        url="/rooms/",
-        anchor="",
-        heading="",
-        text=TEXT,
-        language="en",
-        revision_id=1,
-        revision_number=1,
-        content_hash="1",
-        score=1.0,
-        vector_distance=0.1,
-        keyword_rank=None,
-    )
+    return make_passage(TEXT, 1, ref="rooms", title="Meeting rooms", url="/rooms/")
 
 
 def _select(monkeypatch, decision: Decision, probabilities: dict[str, float]) -> extractive.Selection:  # type: ignore[no-untyped-def]

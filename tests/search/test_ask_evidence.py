@@ -11,41 +11,17 @@ from config.numbers import ASK_OPENING_BONUS, ASK_RANK_PRIOR
 from search.ask import extractive
 from search.ask.passages import Passage
 from search.decisions.answer import EVIDENCE, answer_decision, evidence_decision
-from search.decisions.policy import Decision, forget
+from search.decisions.policy import Decision
 from search.embedding.embedders import LOCAL_MODEL_NAME
+from tests.passages import make_passage
 
 pytestmark = pytest.mark.django_db
 
 QUESTION = "How many days of leave do I get?"
 
 
-@pytest.fixture(autouse=True)
-def _policy_read_afresh():  # type: ignore[no-untyped-def]
-    forget()
-    yield
-    forget()
-
-
 def _passage(text: str, number: int = 1) -> Passage:
-    return Passage(
-        number=number,
-        passage_id=f"p-{number}",
-        chunk_id=number,
-        page_id=number,
-        ref=f"page-{number}",
-        title="Leave",
-        url=f"/page-{number}/",
-        anchor="",
-        heading="",
-        text=text,
-        language="en",
-        revision_id=number,
-        revision_number=1,
-        content_hash=str(number),
-        score=1.0,
-        vector_distance=0.1,
-        keyword_rank=None,
-    )
+    return make_passage(text, number, title="Leave")
 
 
 def _bundled() -> Decision:

@@ -17,43 +17,19 @@ import pytest
 from search.ask import extractive, quoted
 from search.ask.passages import Passage
 from search.decisions.answer import ANSWER, SURE, answer_decision
-from search.decisions.policy import Decision, forget
+from search.decisions.policy import Decision
 from search.embedding.embedders import LOCAL_MODEL_NAME
 from search.retrieval.query import parse_query
 from search.retrieval.snippet import highlight, snippet_window
+from tests.passages import make_passage
 
 pytestmark = pytest.mark.django_db
 
 QUESTION = "How many people does the large room seat?"
 
 
-@pytest.fixture(autouse=True)
-def _policy_read_afresh():  # type: ignore[no-untyped-def]
-    forget()
-    yield
-    forget()
-
-
 def _passage(text: str, number: int = 1, page_id: int = 1, ref: str = "rooms") -> Passage:
-    return Passage(
-        number=number,
-        passage_id=f"p-{number}",
-        chunk_id=number,
-        page_id=page_id,
-        ref=ref,
-        title="Meeting rooms",
-        url=f"/{ref}/",
-        anchor="",
-        heading="",
-        text=text,
-        language="en",
-        revision_id=1,
-        revision_number=1,
-        content_hash=str(number),
-        score=1.0,
-        vector_distance=0.1,
-        keyword_rank=None,
-    )
+    return make_passage(text, number, page_id=page_id, ref=ref, title="Meeting rooms", url=f"/{ref}/", revision_id=1)
 
 
 def _decision() -> Decision:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +19,7 @@ from search.retrieval import resolve
 from search.retrieval.hits import Retrieval
 from search.retrieval.pipeline import retrieve
 from search.retrieval.query import ParsedQuery
-from search.retrieval.query_translation import query_translations
 from search.retrieval.twins import twin_pairs, twins_to_drop
-
-logger = logging.getLogger(__name__)
 
 # What a passage keeps of its chunk (and of the heads, their language): a chunk's vectors and its
 # revision's whole text are not read, for the up to forty chunks an Ask resolves.
@@ -106,7 +102,7 @@ def passages_for(
     languages = {pid: page.language for pid, page in pages.items()}
     dropped = twins_to_drop(order, twin_pairs(pages), languages, retrieval.query_language)
     passages: list[Passage] = []
-    translations = _translations(retrieval, user, {chunk.language for chunk in chunks.values()})
+    translations = _translations(retrieval, {chunk.language for chunk in chunks.values()})
     for page_id, hit in picked:
         if page_id in dropped:
             continue
@@ -140,20 +136,9 @@ def passages_for(
     return retrieval, passages
 
 
-def _translations(retrieval: Retrieval, user: Any, passage_languages: set[str]) -> dict[str, str]:
-    """The question in the passages' other languages, read where retrieval's translated list left it
-    (the same reader, owner and cache)."""
-    if retrieval.reader is None or not passage_languages - {retrieval.query_language}:
-        return {}
-    try:
-        translations = query_translations(
-            retrieval.query.raw,
-            retrieval.query_language,
-            retrieval.embedder,
-            reader=retrieval.reader,
-            owner=getattr(user, "pk", None),
-        )
-    except Exception as exc:  # a translation is a bonus: the units are matched by their own words
-        logger.warning("question translation unavailable for quoting: %s", exc)
-        return {}
+def _translations(retrieval: Retrieval, passage_languages: set[str]) -> dict[str, str]:
+    """The question in the passages' other languages, as retrieval's translated list searched it (the
+    same reader's words): none when retrieval did not translate (a phrase or an excluded word asks for
+    those words exactly)."""
+    translations = retrieval.translations or {}
     return {language: text for language, text in translations.items() if language in passage_languages}

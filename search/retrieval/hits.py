@@ -46,6 +46,8 @@ class Retrieval:
     vector_floor: float | None = None  # the similarity a vector hit needed (None: read from the policy)
     page_decision: Any = None  # Decision: the page decision of the policy the query decision came from
     reader: Any = None  # Reader: the scopes the search read with (None: the query was empty)
+    # The query in each other handbook language, as the translated list searched it (None: not translated)
+    translations: dict[str, str] | None = None
 
 
 @dataclass

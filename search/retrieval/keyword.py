@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -289,11 +289,14 @@ def translated_keyword_lists(
     embedder: Any = None,
     owner: Any = None,
     coverages: Sequence[float] = (KEYWORD_MIN_COVERAGE,),
+    translations: Mapping[str, str] | None = None,
 ) -> dict[float, list[ChunkHit]]:
-    """``translated_keyword_leg`` asked with each of ``coverages``, one statement per target language."""
+    """``translated_keyword_leg`` asked with each of ``coverages``, one statement per target language.
+    ``translations``: the query's, when the caller has them (else made here, from ``visible``'s reader)."""
     lists: dict[float, list[ChunkHit]] = {least: [] for least in coverages}
     visible = visible if isinstance(visible, VisiblePages) else VisiblePages(visible)  # ids as tests give them
-    translations = query_translations(parsed.raw, query_language, embedder, reader=visible.reader, owner=owner)
+    if translations is None:
+        translations = query_translations(parsed.raw, query_language, embedder, reader=visible.reader, owner=owner)
     for target, text in translations.items():
         if filters.language and filters.language != target:
             continue  # the user asked for another language's pages only

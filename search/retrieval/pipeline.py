@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -38,6 +38,7 @@ from search.retrieval.hits import ChunkHit, Filters, PageHit, Retrieval
 from search.retrieval.keyword import keyword_lists, translated_keyword_lists, typo_corrected
 from search.retrieval.query import ParsedQuery, parse_query
 from search.retrieval.query_embedding import query_embedding
+from search.retrieval.query_translation import query_translations
 from search.retrieval.relevance import shares_words, unheld_words
 from search.retrieval.vector import (
     HNSW_DIMENSIONS,
@@ -103,6 +104,8 @@ class Lists:
     # The keyword lists as asked with each share of ``ListInput.alone`` (from the same statements).
     keyword_alone: dict[float, list[ChunkHit]] = field(default_factory=dict)
     translated_alone: dict[float, list[ChunkHit]] = field(default_factory=dict)
+    # The query in each other language as the translated list searched it (None: not translated).
+    translations: dict[str, str] | None = None
 
     @property
     def found_by_words(self) -> bool:
@@ -244,6 +247,7 @@ def retrieve(
         vector_floor=vector_floor,
         page_decision=policies.decisions.get(PAGE) if policies else None,
         reader=reader,
+        translations=lists.translations,
     )
 
 
@@ -310,7 +314,7 @@ def _run_lists(given: ListInput, *, use_keywords: bool, translate: bool, timings
         lists.crosslang = merge_partitions(lists.vector_by_language, centred, g.depth, g.centred_floor)
         timings["crosslang"] = max(walks.values(), default=0.0) + time.perf_counter() - t
     if "translate" in done:
-        found, timings["translate"] = done["translate"]
+        (lists.translations, found), timings["translate"] = done["translate"]
         lists.translated, lists.translated_alone = (
             found[KEYWORD_MIN_COVERAGE],
             {least: found[least] for least in g.alone},
@@ -328,10 +332,14 @@ def _keyword_list(given: ListInput) -> dict[float, list[ChunkHit]]:
     return keyword_lists(given.words, given.visible, given.filters, given.depth, coverages=coverages)
 
 
-def _translated_list(given: ListInput) -> dict[float, list[ChunkHit]]:
+def _translated_list(given: ListInput) -> tuple[dict[str, str], dict[float, list[ChunkHit]]]:
+    """The query's translations (from the words its reader may read) and the keyword lists over them."""
     g = given
+    translations = query_translations(g.parsed.raw, g.language, g.side.embedder, reader=g.visible.reader, owner=g.owner)
     args = (g.parsed, g.language, g.visible, g.filters, g.depth, g.side.embedder, g.owner)
-    return translated_keyword_lists(*args, coverages=(KEYWORD_MIN_COVERAGE, *g.alone))
+    return translations, translated_keyword_lists(
+        *args, coverages=(KEYWORD_MIN_COVERAGE, *g.alone), translations=translations
+    )
 
 
 def _words_alone(lists: Lists, least: float) -> Lists:
@@ -345,8 +353,8 @@ def _words_alone(lists: Lists, least: float) -> Lists:
     keyword = lists.keyword_alone[least] if lists.keyword else []
     translated = lists.translated_alone[least] if lists.translated else []
     if not keyword and not translated:
-        return Lists()
-    return Lists(keyword, lists.vector, lists.vector_by_language, lists.crosslang, translated)
+        return Lists(translations=lists.translations)
+    return replace(lists, keyword=keyword, translated=translated, keyword_alone={}, translated_alone={})
 
 
 def _fused(lists: Lists, *, words_carry: bool, crosslang_vector_weight: float) -> list[PageHit]:

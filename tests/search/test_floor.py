@@ -193,9 +193,9 @@ def test_a_word_only_the_other_language_s_pages_hold_finds_them_through_its_tran
     """GIVEN "telework", which no page holds (the English page says "remote work") THEN its translation
     finds the French page: a word of another language is a word, whatever the pages of its own hold."""
     from handbook.models import Page
-    from search.retrieval import keyword
+    from search.retrieval import pipeline
 
-    monkeypatch.setattr(keyword, "query_translations", lambda *a, **k: {"fr": "télétravail"})
+    monkeypatch.setattr(pipeline, "query_translations", lambda *a, **k: {"fr": "télétravail"})
     found = [p.page_id for p in retrieve("telework", handbook).pages]
     assert Page.objects.get(ref="teletravail").pk in found
 

@@ -142,7 +142,8 @@ def test_no_keyword_statement_runs_once_the_decision_is_made(hybrid_cut, monkeyp
     first statements returned: each is the keyword leg asked with the requirement, even where the
     list was cut at its (small) depth, and no keyword statement runs after the decision."""
     store(QUERY, query_decision({}, intercept=0.0, result=0.9, clearly_off=clearly_off))
-    monkeypatch.setattr(keyword, "query_translations", _translations)
+    monkeypatch.setattr(keyword, "query_translations", _translations)  # the leg asked alone, below
+    monkeypatch.setattr(pipeline, "query_translations", _translations)  # the search's translated list
     seen: dict[str, object] = {"decided": False, "after": [], "before": 0}
     run_lists, decide, words_alone = pipeline._run_lists, pipeline._decide, pipeline._words_alone
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 from accounts.models import PersonalToken
 from accounts.selectors import live_token_count, sso_allows_tokens
@@ -42,13 +42,13 @@ def hash_token(secret: str) -> str:
 def token_create(*, user: Any, name: str, scope: str = "read", days: int = DEFAULT_DAYS) -> NewToken:
     name = (name or "").strip()
     if not name:
-        raise TokenError("Give the token a name.")
+        raise TokenError(gettext("Give the token a name."))
     if len(name) > 100:
-        raise TokenError("The name is too long (100 characters at most).")
+        raise TokenError(gettext("The name is too long (100 characters at most)."))
     if scope not in PersonalToken.Scope.values:
-        raise TokenError(f"Unknown scope {scope!r}: use read or ask.")
+        raise TokenError(gettext("Unknown scope %(scope)r: use read or ask.") % {"scope": scope})
     if not 1 <= days <= MAX_DAYS:
-        raise TokenError(f"A token lasts between 1 and {MAX_DAYS} days.")
+        raise TokenError(gettext("A token lasts between 1 and %(days)d days.") % {"days": MAX_DAYS})
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with transaction.atomic():
         # The owner's row is the lock: two creations at once cannot both take the last place.

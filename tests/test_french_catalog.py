@@ -15,6 +15,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 from django.utils.translation import trans_real
 from django.utils.translation.template import templatize
@@ -107,3 +108,15 @@ def test_every_marked_string_has_a_french_translation():
         if key not in catalog and key not in plural_keys and not str(catalog.get(key, "")).strip()
     }
     assert not missing, "\n".join(f"{key!r} ({', '.join(files)})" for key, files in sorted(missing.items()))
+
+
+@pytest.mark.django_db
+def test_a_question_or_search_refused_is_told_in_the_reader_s_language(client, make_user):  # type: ignore[no-untyped-def]
+    client.force_login(make_user("reader", "staff"))
+    too_long = "mot " * 400
+    asked = client.post("/ask/", {"q": "   "}, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    searched = client.get("/search/", {"q": too_long}, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Saisissez une question." in asked
+    assert "Votre recherche est trop longue" in searched
+    english = client.get("/search/", {"q": too_long}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Your search is too long" in english

@@ -31,7 +31,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connections
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from config.numbers import ASK_LOG_NOTICE_CHARS, RAW_QUESTION_FACTOR
 from config.numbers import ASK_MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
@@ -65,6 +65,7 @@ from search.retrieval.query_translation import request_translations
 from search.verified.services import verified_for_asker
 
 logger = logging.getLogger(__name__)
+TOO_LONG = gettext_lazy("Your question is too long (%(length)d characters); the limit is %(limit)d.")
 
 
 # Why a question that had an LLM got the extractive answer: one reason, one message (UI language).
@@ -94,9 +95,9 @@ def validate_question(question: str) -> str:
     except QueryError:
         text = question or ""
     if not text.strip():
-        raise AskError("Please type a question.")
+        raise AskError(gettext("Please type a question."))
     if len(text) > MAX_QUESTION_CHARS:
-        raise AskError(f"Your question is too long ({len(text)} characters); the limit is {MAX_QUESTION_CHARS}.")
+        raise AskError(TOO_LONG % {"length": len(text), "limit": MAX_QUESTION_CHARS})
     return text
 
 
@@ -175,7 +176,7 @@ def _log(user: Any, answer: Answer, started: float, passages: list[Passage] | No
 
 def check_rate_limit(user: Any) -> None:
     if not allow(f"ask:{getattr(user, 'pk', 'anon')}", settings.ASK_RATE_LIMIT):
-        raise AskError("You are asking questions too quickly; please wait a minute and try again.")
+        raise AskError(gettext("You are asking questions too quickly; please wait a minute and try again."))
 
 
 def _uses_llm(use_llm: bool) -> bool:

@@ -13,6 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext
+
 from config.numbers import QUERY_MAX_CHARS as MAX_QUERY_CHARS
 from config.numbers import QUERY_MAX_EXCLUDED as MAX_EXCLUDED
 from config.numbers import QUERY_MAX_PHRASES as MAX_PHRASES
@@ -50,7 +52,10 @@ def clean_query(text: str) -> str:
     cleaned = "".join(" " if unicodedata.category(ch).startswith("C") else ch for ch in str(text))
     cleaned = " ".join(cleaned.split())
     if len(cleaned) > MAX_QUERY_CHARS:
-        raise QueryError(f"Your search is too long ({len(cleaned)} characters); the limit is {MAX_QUERY_CHARS}.")
+        raise QueryError(
+            gettext("Your search is too long (%(length)d characters); the limit is %(limit)d.")
+            % {"length": len(cleaned), "limit": MAX_QUERY_CHARS}
+        )
     return cleaned
 
 

@@ -7,6 +7,8 @@ import hashlib
 import logging
 import unicodedata
 
+from django.utils.translation import gettext
+
 from config.numbers import RAW_QUESTION_FACTOR
 from config.numbers import VERIFIED_MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
 from search.decisions.same_question import fold, related_threshold, similarity_threshold
@@ -25,9 +27,12 @@ def clean_question(text: str) -> str:
     # Control characters are not words (Postgres text refuses NUL); whitespace is collapsed.
     cleaned = " ".join("".join(" " if unicodedata.category(ch).startswith("C") else ch for ch in raw).split())
     if not cleaned.strip():
-        raise ValueError("Please type the question.")
+        raise ValueError(gettext("Please type the question."))
     if len(cleaned) > MAX_QUESTION_CHARS:
-        raise ValueError(f"The question is too long ({len(cleaned)} characters); the limit is {MAX_QUESTION_CHARS}.")
+        raise ValueError(
+            gettext("The question is too long (%(length)d characters); the limit is %(limit)d.")
+            % {"length": len(cleaned), "limit": MAX_QUESTION_CHARS}
+        )
     return cleaned
 
 

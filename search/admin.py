@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from kombu.exceptions import OperationalError
 
 from core.queues import enqueue
@@ -143,10 +143,11 @@ class IndexStateAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description="Reindex selected pages")
+    @admin.action(description=gettext_lazy("Reindex selected pages"))
     def reindex_selected(self, request, queryset):
         count = index_enqueue_pages(Page.objects.published().filter(index_state__in=queryset))
-        self.message_user(request, f"Queued {count} page(s) for reindexing.", messages.SUCCESS)
+        queued = ngettext("%d page queued for reindexing.", "%d pages queued for reindexing.", count) % count
+        self.message_user(request, queued, messages.SUCCESS)
 
     def get_urls(self):
         extra = [
@@ -163,7 +164,7 @@ class IndexStateAdmin(admin.ModelAdmin):
         """Re-embed everything: old vectors keep serving keyword+vector search until each page is redone."""
         if request.method == "POST":
             enqueue("search.tasks.reindex_all")
-            self.message_user(request, "Re-embedding of every page queued.", messages.SUCCESS)
+            self.message_user(request, _("Re-embedding of every page queued."), messages.SUCCESS)
         return TemplateResponse(request, "admin/search/reembed_done.html", {"overview": index_overview()})
 
     def calibrate_view(self, request):

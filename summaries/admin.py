@@ -9,6 +9,8 @@ import json
 
 from django.contrib import admin, messages
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from handbook.models import Page
 from summaries.models import Summary, SummaryPick, SummaryScorerFit
@@ -34,18 +36,19 @@ class SummaryAdmin(admin.ModelAdmin):
         for page_id in pages.values_list("id", flat=True):
             regenerate_summary.delay(page_id)
             count += 1
-        self.message_user(request, f"Queued {count} page(s) for a new summary.", messages.SUCCESS)
+        queued = ngettext("%d page queued for a new summary.", "%d pages queued for a new summary.", count) % count
+        self.message_user(request, queued, messages.SUCCESS)
 
-    @admin.action(description="Regenerate summaries of the selected pages")
+    @admin.action(description=_("Regenerate summaries of the selected pages"))
     def regenerate_selected(self, request, queryset):
         self._enqueue(request, Page.objects.published().filter(summaries__in=queryset).distinct())
 
-    @admin.action(description="Regenerate summaries of every page in the selected pages' spaces")
+    @admin.action(description=_("Regenerate summaries of every page in the selected pages' spaces"))
     def regenerate_spaces_of_selected(self, request, queryset):
         spaces = queryset.values_list("page__space_id", flat=True)
         self._enqueue(request, Page.objects.published().filter(space_id__in=spaces))
 
-    @admin.action(description="Regenerate every summary")
+    @admin.action(description=_("Regenerate every summary"))
     def regenerate_all(self, request, queryset):
         self._enqueue(request, Page.objects.published())
 
@@ -64,20 +67,20 @@ class SummaryScorerFitAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="ticked pages")
+    @admin.display(description=_("ticked pages"))
     def pages(self, obj: SummaryScorerFit) -> int:
         return int(obj.report.get("pages", 0))
 
-    @admin.display(description="held-out F1 (today / shipped / learnt)")
+    @admin.display(description=_("held-out F1 (today / shipped / learnt)"))
     def held_out(self, obj: SummaryScorerFit) -> str:
         f1 = obj.report.get("held_out_f1") or {}
         return " / ".join(str(f1.get(k, "–")) for k in ("extractive", "shipped", "learnt"))
 
-    @admin.display(description="fit report")
+    @admin.display(description=_("fit report"))
     def report_pretty(self, obj: SummaryScorerFit) -> str:
         return format_html("<pre>{}</pre>", json.dumps(obj.report, indent=2, ensure_ascii=False))
 
-    @admin.display(description="weights")
+    @admin.display(description=_("weights"))
     def weights_pretty(self, obj: SummaryScorerFit) -> str:
         return format_html("<pre>{}</pre>", json.dumps(obj.weights, indent=2, ensure_ascii=False))
 

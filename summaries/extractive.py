@@ -165,7 +165,7 @@ def _table_digests(units: list[Unit]) -> list[str]:
         if any(len(c.split()) > MAX_DIGEST_CELL_WORDS for row in cells for c in row):
             continue
         caption = heading.split(" › ")[-1] if heading else ""
-        columns = [without_markup(h) for h in header if without_markup(h)]
+        columns = [c for c in map(without_markup, header) if c]
         head = caption
         if caption and len(columns) > 1:
             head = f"{caption} ({columns[0]}: {', '.join(columns[1:])})"

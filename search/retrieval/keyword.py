@@ -277,26 +277,23 @@ def translated_keyword_leg(
     The word translation draws on the words of pages this reader may read (``visible.reader``).
     """
     least = KEYWORD_MIN_COVERAGE if min_coverage is None else min_coverage
-    return translated_keyword_lists(parsed, query_language, visible, filters, depth, embedder, owner, (least,))[least]
+    visible = visible if isinstance(visible, VisiblePages) else VisiblePages(visible)  # ids as tests give them
+    translations = query_translations(parsed.raw, query_language, embedder, reader=visible.reader, owner=owner)
+    return translated_keyword_lists(parsed, translations, visible, filters, depth, (least,))[least]
 
 
 def translated_keyword_lists(
     parsed: ParsedQuery,
-    query_language: str,
-    visible: VisiblePages,
+    translations: Mapping[str, str],
+    visible: VisiblePages | list[int],
     filters: Filters,
     depth: int = LEG_DEPTH,
-    embedder: Any = None,
-    owner: Any = None,
     coverages: Sequence[float] = (KEYWORD_MIN_COVERAGE,),
-    translations: Mapping[str, str] | None = None,
 ) -> dict[float, list[ChunkHit]]:
-    """``translated_keyword_leg`` asked with each of ``coverages``, one statement per target language.
-    ``translations``: the query's, when the caller has them (else made here, from ``visible``'s reader)."""
+    """``translated_keyword_leg`` asked with each of ``coverages`` over the query's ``translations``
+    ({language: text}), one statement per target language."""
     lists: dict[float, list[ChunkHit]] = {least: [] for least in coverages}
     visible = visible if isinstance(visible, VisiblePages) else VisiblePages(visible)  # ids as tests give them
-    if translations is None:
-        translations = query_translations(parsed.raw, query_language, embedder, reader=visible.reader, owner=owner)
     for target, text in translations.items():
         if filters.language and filters.language != target:
             continue  # the user asked for another language's pages only

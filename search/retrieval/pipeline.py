@@ -336,10 +336,8 @@ def _translated_list(given: ListInput) -> tuple[dict[str, str], dict[float, list
     """The query's translations (from the words its reader may read) and the keyword lists over them."""
     g = given
     translations = query_translations(g.parsed.raw, g.language, g.side.embedder, reader=g.visible.reader, owner=g.owner)
-    args = (g.parsed, g.language, g.visible, g.filters, g.depth, g.side.embedder, g.owner)
-    return translations, translated_keyword_lists(
-        *args, coverages=(KEYWORD_MIN_COVERAGE, *g.alone), translations=translations
-    )
+    coverages = (KEYWORD_MIN_COVERAGE, *g.alone)
+    return translations, translated_keyword_lists(g.parsed, translations, g.visible, g.filters, g.depth, coverages)
 
 
 def _words_alone(lists: Lists, least: float) -> Lists:

@@ -115,7 +115,7 @@ def test_every_translated_list_of_the_one_statement_is_the_list_asked_alone(kw_c
     dropped, reached = 0, 0
     for text in ["travail maison jours semaine voiture", "remote work two days", "parking", *CUT_TRANSLATED]:
         parsed = parse_query(text)
-        lists = translated_keyword_lists(parsed, "en", visible, Filters(), depth, coverages=COVERAGES)
+        lists = translated_keyword_lists(parsed, _translations(parsed.raw), visible, Filters(), depth, COVERAGES)
         for least in COVERAGES:
             asked = translated_keyword_leg(parsed, "en", visible, Filters(), depth, min_coverage=least)
             assert _rows(lists[least]) == _rows(asked), (text, least)

@@ -67,7 +67,7 @@ _TRIVIAL = {0, 1, 2}  # -1 is the unary minus of 1
 _LOG_LEVELS = {"debug", "info", "warning", "error", "exception", "critical"}
 # Numbers that are part of what their code computes, not a choice: (file, value) -> why.
 DEFINITIONS = {
-    ("search/lexicon/word_shape.py", 3): "letter triples: the unit the unseen-triple share counts",
+    ("search/lexicon/word_shape.py", 3): "letter triples: the unit a word's shape is counted in",
     ("search/lexicon/word_vectors.py", 3): "the three fields of a vocabulary entry row",
     ("statements/answer_units.py", 3): "markdown-it writes a heading as three tokens",
     ("search/management/commands/search.py", 24): "a printed column's width in the search command",

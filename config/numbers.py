@@ -41,9 +41,6 @@ RRF_K: Final = 60
 # Cosine of the language-centred word vectors below which a word is left untranslated. A fit on the
 # calibration handbook's small vocabulary chose lower and left an answerable question empty.
 WORD_TRANSLATION_MIN_SIMILARITY: Final = 0.5
-# A word is a word (not a keyboard mash) when fewer than this share of its letter triples, its start
-# and end marked, appear in no known word.
-UNSEEN_TRIPLE_SHARE: Final = 0.4
 
 # --- Ask: the words' evidence for a unit (search/ask/extractive.py) ---
 
@@ -79,7 +76,6 @@ CHOSEN_BY_HAND: Final = (
     "KEYWORD_ALONE_COVERAGE",
     "RRF_K",
     "WORD_TRANSLATION_MIN_SIMILARITY",
-    "UNSEEN_TRIPLE_SHARE",
     "ASK_NAME_WEIGHT",
     "ASK_OPENING_BONUS",
     "ASK_RANK_PRIOR",

@@ -4,9 +4,11 @@ A question's word that the reader's pages of its own language don't hold is tran
 nearest word of the other language ("canteen" -> "cantine"). The embedding model places any string
 somewhere, so a keyboard mash or a random string gets a "translation" too, a word spelt alike
 ("zzzz" -> "xyz", "optdq" -> "opt"), and then matches pages. Words are made of letter sequences a
-language uses: a string whose letter triples mostly appear in no known word ("optdq": "ptd", "tdq",
-"dq" at the end) is not one, and a string mixing letters and digits is a code. Neither is
-translated; a real word of either language ("severance", "stylos", "mailbox") passes.
+language uses: a string is a word when most of its letter triples appear in a known word; one whose
+triples are at least half unknown ("optdq": "ptd", "tdq", "dq" at the end) is not, and a string
+mixing letters and digits is a code. Neither is translated; a real word of either language
+("severance", "stylos", "mailbox") passes, and so does one written with a letter sequence no known
+word has beside it ("chatgpt", "promu").
 
 The known words are fixed everyday text shipped with the product (the stop-word lists and the
 everyday sentences of the off-topic test) plus the reader's own vocabulary, so pages the reader
@@ -18,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from config.numbers import UNSEEN_TRIPLE_SHARE
 from core.text import STOPWORDS, words
 from search.embedding.sentence_sets import EVERYDAY
 
@@ -45,10 +46,10 @@ def everyday_triples() -> frozenset[str]:
 
 
 def looks_like_a_word(word: str, *known: frozenset[str]) -> bool:
-    """False for a code (letters and digits mixed) or a string whose letter triples are mostly unknown."""
+    """False for a code (letters and digits mixed) or a string whose letter triples are not mostly known."""
     if any(c.isdigit() for c in word):
         return False
     shape = triples(word)
     everyday = everyday_triples()
     unseen = sum(1 for t in shape if t not in everyday and not any(t in k for k in known))
-    return unseen < UNSEEN_TRIPLE_SHARE * len(shape)
+    return unseen < len(shape) - unseen

@@ -23,3 +23,10 @@ def test_the_reader_vocabulary_makes_its_own_terms_words() -> None:
     # An internal tool's name is shaped like no everyday word; the reader's pages make it one.
     assert not looks_like_a_word("qzvkts")
     assert looks_like_a_word("qzvkts", vocabulary_triples(["qzvkt", "budget"]))
+
+
+def test_a_word_is_a_string_whose_letter_triples_are_mostly_known() -> None:
+    known = vocabulary_triples(["qzvkt"])  # ^qz qzv zvk vkt kt$
+    assert looks_like_a_word("qzvkx", known)  # ^qz qzv zvk known, vkx kx$ not: three of five
+    assert not looks_like_a_word("qzvxx", known)  # ^qz qzv known, zvx vxx xx$ not: two of five
+    assert not looks_like_a_word("qzvx", known)  # ^qz qzv known, zvx vx$ not: half is not most

@@ -268,7 +268,7 @@ def answer_question(
         model = found.embedder.model_name if found.embedder is not None else None
         units = candidates(asked.text, asked.language, found.passages, model) if found.passages else []
         reorder = learnt(found.meaning[1], user)  # the order learnt from verified answers
-        selection = decide(asked.text, asked.language, found.passages, units, *found.meaning, reorder)
+        selection = decide(asked.query, asked.language, found.passages, units, *found.meaning, reorder)
         answer = quoted_answer(asked.text, asked.language, selection)
     if use_cache and not answer.cached and not answer.fallback:  # don't pin a fallback answer for an hour
         to_cache(key, answer)

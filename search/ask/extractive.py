@@ -51,7 +51,7 @@ from search.ask.asked_kind import asked_kind, kind_match
 from search.ask.fitted_kind import feature_kind, kind_score
 from search.ask.passages import Passage
 from search.ask.question_words import names_asked, question_stems, stems, without_exclusions
-from search.ask.snippet_units import in_snippet
+from search.ask.snippet_units import Question, in_snippet
 from search.ask.unit_embeddings import unit_vectors
 from search.decisions.answer import (
     ANSWER,
@@ -233,7 +233,7 @@ def select_quotes(
 
 
 def decide(
-    question: str,
+    question: Question,
     language: str,
     passages: list[Passage],
     pool: list[Candidate],
@@ -243,7 +243,8 @@ def decide(
     reorder: Callable[[list[Candidate]], None] | None = None,
 ) -> Selection:
     """The decision on the passages' units (``pool``, from ``candidates``): which to quote, and whether
-    and how surely they answer. ``decision``: the embedder's fitted answer decision (None: words decide)."""
+    and how surely they answer. ``question``: as parsed once by the asking (or its text); ``decision``:
+    the embedder's fitted answer decision (None: words decide)."""
     if not passages or not pool:
         return Selection([], None)
     size = SHORTLIST + (SHORTLIST_OTHER_LANGUAGE if any(p.language != language for p in passages) else 0)

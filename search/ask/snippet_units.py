@@ -8,15 +8,18 @@ snippet's units are always compared by meaning (``search/ask/extractive.py``).
 
 from __future__ import annotations
 
-from search.retrieval.query import QueryError, parse_query
+from search.retrieval.query import ParsedQuery, QueryError, parse_query
 from search.retrieval.snippet import snippet_window
 from statements.answer_units import Unit
 
+# The question as Ask parsed it once, or its text alone (a caller that did not parse it).
+Question = ParsedQuery | str
 
-def in_snippet(question: str, text: str, units: list[Unit]) -> list[Unit]:
+
+def in_snippet(question: Question, text: str, units: list[Unit]) -> list[Unit]:
     """The units of a passage of ``text`` that its snippet for ``question`` shows, whole or in part."""
     try:
-        words = parse_query(question).positive_words
+        words = question.positive_words if isinstance(question, ParsedQuery) else parse_query(question).positive_words
     except QueryError:
         return []
     window = snippet_window(text, words)

@@ -1,5 +1,5 @@
-"""Ask matches units in another language through the question's translation that retrieval's translated
-list searched: made once per question, never a second time for the quotes."""
+"""What Ask takes from retrieval rather than making again: the question's translation that the translated
+list searched (Ask matches units in another language through it), and the question as parsed."""
 
 from __future__ import annotations
 
@@ -48,3 +48,34 @@ def test_a_phrase_is_not_translated_for_the_quotes_either(reader, translations):
     retrieval, passages = passages_for('"forfait zorblax" jours', reader)
     assert translations == [] and retrieval.translations is None
     assert passages and all(p.question_translations == {} for p in passages)
+
+
+def test_the_question_is_parsed_once_for_retrieval_and_the_snippet(reader, monkeypatch):  # type: ignore[no-untyped-def]
+    # The units the search snippet would show are found from the question Ask parsed, not a second parse.
+    from search.ask import answers, snippet_units
+
+    parsed: list[str] = []
+
+    def counting(parse):  # type: ignore[no-untyped-def]
+        def parse_counted(text, *args, **kwargs):  # type: ignore[no-untyped-def]
+            parsed.append(text)
+            return parse(text, *args, **kwargs)
+
+        return parse_counted
+
+    monkeypatch.setattr(answers, "parse_query", counting(answers.parse_query))
+    monkeypatch.setattr(snippet_units, "parse_query", counting(snippet_units.parse_query))
+    shown: list[list[str]] = []
+    in_snippet = snippet_units.in_snippet
+
+    def recorded(question, text, units):  # type: ignore[no-untyped-def]
+        found = in_snippet(question, text, units)
+        shown.append([u.text for u in found])
+        return found
+
+    monkeypatch.setattr("search.ask.extractive.in_snippet", recorded)
+    question = "How many zorblax days from home?"
+    answer = answers.answer_question(user=reader, question=question, log=False, use_cache=False)
+    assert parsed == [question]
+    assert shown and any("zorblax allowance" in t for t in shown[0])
+    assert answer.citations

@@ -1,6 +1,6 @@
 """Can search say "nothing matches"? The query decision (search/decisions/query.py) as served.
 
-    python -m bench.no_match [--partial]
+    python -m bench.no_match [--partial] [--database NAME]
 
 Queries: the dev sets (``dev.jsonl`` as ``bench-faq``, ``dev-handbooks.jsonl`` and
 ``dev-crosslang.jsonl`` as ``bench-handbooks``, see ``bench/common.py``) and
@@ -11,6 +11,9 @@ None of them is used to fit anything: the decision is fitted from the project's 
 material (``manage.py calibrate``); this bench only measures it, through ``retrieve`` exactly as
 served — it holds no copy of the decision and patches nothing.
 Only corpora already loaded are used: this bench never loads any (``python -m bench.common load`` does).
+``--database NAME``: another database of the bench instance, such as the subset ``bench.ask_subset``
+makes (with ``--partial``: the questions whose relevant pages it holds); its figures are its own,
+not comparable with the full corpora's, and go to ``no_match_NAME.json``.
 
 Reported: nDCG@10 per corpus, answerable queries left empty, the share of no-match queries with
 no result (per set), and the number of results of answerable and unanswerable dev questions.
@@ -201,11 +204,13 @@ def served(runs: list[tuple[str, Any, list[dict[str, Any]]]]) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.no_match", description=__doc__.split("\n\n")[0])
     parser.add_argument("--partial", action="store_true", help="also corpora still loading (indexed pages only)")
+    parser.add_argument("--database", help="another database of the bench instance (a subset: with --partial)")
     args = parser.parse_args(argv)
-    common.setup(migrate=False)
+    common.setup(args.database, migrate=False)
     common.refresh_index_statistics()  # as served after indexing: IDF, and the vocabulary typos are corrected from
     runs = users_and_queries(args.partial)
-    common.write_results("no_match", {"served": served(runs)})
+    name = f"no_match_{args.database}" if args.database else "no_match"
+    common.write_results(name, {"database": args.database, "served": served(runs)})
 
 
 if __name__ == "__main__":

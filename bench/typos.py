@@ -2,6 +2,7 @@
 
     python -m bench.typos              # on the corpora loaded
     python -m bench.typos --partial    # also corpora still loading (questions whose pages are indexed)
+    python -m bench.typos --partial --database NAME   # another database of the bench instance (a subset)
 
 ``bench/data/typo_queries.jsonl``: 162 answerable questions of ``dev.jsonl`` and
 ``dev-handbooks.jsonl``, each with one content word (6 letters or more) given one
@@ -18,6 +19,7 @@ and of the misspelt questions, their ratio (goal: >= 0.9), and how often the
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Sequence
@@ -32,7 +34,11 @@ TYPO_FILE = Path(__file__).resolve().parent / "data" / "typo_queries.jsonl"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    common.setup(migrate=False)
+    parser = argparse.ArgumentParser(prog="python -m bench.typos", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--partial", action="store_true", help="also corpora still loading (indexed pages only)")
+    parser.add_argument("--database", help="another database of the bench instance; results to typos_NAME.json")
+    args = parser.parse_args(argv)
+    common.setup(args.database, migrate=False)
     common.refresh_index_statistics()  # as the sweep keeps them: IDF, and the vocabulary typos are corrected from
     from bench.no_match import indexed_refs, loaded_corpora
     from core.text import fold_accents
@@ -43,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     loaded = loaded_corpora()
     print(f"loaded corpora: {', '.join(sorted(loaded)) or 'none'}", flush=True)
-    indexed, started = indexed_refs() if "--partial" in (argv or []) else (set(), set())
+    indexed, started = indexed_refs() if args.partial else (set(), set())
     queries = [
         q
         for q in common.read_jsonl(TYPO_FILE)
@@ -90,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "'word corrected' = the did-you-mean correction gives back the original word.",
     )
     common.write_results(
-        "typos",
+        f"typos_{args.database}" if args.database else "typos",
         {"before": before, "after": after, "corrected": corrected, "originals": originals, "misspelt": misspelt},
     )
 
